@@ -1,0 +1,57 @@
+# kubequiz: `make run` serves the app, `make test` is what CI runs.
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := build
+
+GO      ?= go
+BIN     := bin/kubequiz
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -X main.version=$(VERSION)
+
+.PHONY: generate check-generated build build-static run test test-short vet fmt bench assets check-assets clean
+
+generate: ## regenerate *_templ.go from views/*.templ (templ pinned by go.mod's tool directive)
+	$(GO) tool templ generate
+
+check-generated: generate ## fail when the committed *_templ.go do not match the .templ sources
+	@git diff --exit-code --stat -- 'views/*_templ.go' || { echo "views: generated code is stale: run make generate and commit"; exit 1; }
+	@untracked=$$(git ls-files --others --exclude-standard -- 'views/*_templ.go'); \
+	  test -z "$$untracked" || { echo "views: uncommitted generated files: $$untracked"; exit 1; }
+
+build: ## build bin/kubequiz
+	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/kubequiz
+
+build-static: ## a static binary without cgo, as in the container image
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '-s -w $(LDFLAGS)' -o $(BIN) ./cmd/kubequiz
+
+run: build ## serve on 127.0.0.1:8080 with ./data/kubequiz.db (override with KUBEQUIZ_ADDR, KUBEQUIZ_DB)
+	./$(BIN) serve
+
+vet: ## go vet and gofmt
+	$(GO) vet ./...
+	@out=$$(gofmt -l $$(git ls-files '*.go') 2>/dev/null); test -z "$$out" || { echo "gofmt needed: $$out"; exit 1; }
+
+test: vet check-generated check-assets ## everything CI checks
+	$(GO) test -race -count=1 ./...
+
+test-short: ## quick run without the race detector or the browser
+	$(GO) test -short ./...
+
+bench: ## benchmarks of every package
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+fmt:
+	gofmt -w $$(git ls-files '*.go')
+	$(GO) tool templ fmt views
+
+assets: ## refresh the vendored front-end files from the npm registry (pinned in static/npm)
+	cd static/npm && npm ci --no-audit --no-fund --ignore-scripts
+	cp static/npm/node_modules/htmx.org/dist/htmx.min.js static/htmx-2.0.11.min.js
+	cp static/npm/node_modules/@picocss/pico/css/pico.min.css static/pico-2.1.1.min.css
+	$(MAKE) check-assets
+
+check-assets: ## offline check that the vendored files are the pinned releases
+	cd static && sha256sum --check --quiet SHA256SUMS
+
+clean:
+	rm -rf bin

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+)
+
+// Config is the server's configuration: flags, with environment variables as
+// fallbacks and defaults below those.
+type Config struct {
+	Addr          string
+	DB            string
+	SecureCookies bool
+	LogFormat     string
+}
+
+// setting describes one configuration value for flags, environment and docs.
+type setting struct {
+	flag, env, def, help string
+}
+
+var (
+	settingAddr      = setting{"addr", "KUBEQUIZ_ADDR", "127.0.0.1:8080", "address to listen on"}
+	settingDB        = setting{"db", "KUBEQUIZ_DB", "./data/kubequiz.db", "SQLite database file (its folder is created)"}
+	settingSecure    = setting{"secure-cookies", "KUBEQUIZ_SECURE_COOKIES", "false", "mark cookies Secure (behind a TLS proxy)"}
+	settingLogFormat = setting{"log-format", "KUBEQUIZ_LOG_FORMAT", "text", "log format: text or json"}
+)
+
+// newFlagSet returns a flag set that reports errors instead of exiting.
+func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	return fs
+}
+
+// stringVar registers a string flag whose default comes from the environment.
+func stringVar(fs *flag.FlagSet, p *string, s setting, getenv func(string) string) {
+	def := s.def
+	if v := getenv(s.env); v != "" {
+		def = v
+	}
+	fs.StringVar(p, s.flag, def, fmt.Sprintf("%s (env %s)", s.help, s.env))
+}
+
+func boolVar(fs *flag.FlagSet, p *bool, s setting, getenv func(string) string) error {
+	def := s.def == "true"
+	if v := getenv(s.env); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return fmt.Errorf("%s=%q: want true or false", s.env, v)
+		}
+		def = b
+	}
+	fs.BoolVar(p, s.flag, def, fmt.Sprintf("%s (env %s)", s.help, s.env))
+	return nil
+}
+
+// parseFlags parses args and turns flag errors into usage errors.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return usageError{"help requested"}
+		}
+		return usageError{err.Error()}
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Sprintf("%s: unexpected argument %q", fs.Name(), fs.Arg(0))}
+	}
+	return nil
+}
+
+func serveConfig(args []string, getenv func(string) string, stderr io.Writer) (Config, error) {
+	var c Config
+	fs := newFlagSet("serve", stderr)
+	stringVar(fs, &c.Addr, settingAddr, getenv)
+	stringVar(fs, &c.DB, settingDB, getenv)
+	stringVar(fs, &c.LogFormat, settingLogFormat, getenv)
+	if err := boolVar(fs, &c.SecureCookies, settingSecure, getenv); err != nil {
+		return c, usageError{err.Error()}
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return c, err
+	}
+	if c.LogFormat != "text" && c.LogFormat != "json" {
+		return c, usageError{fmt.Sprintf("-log-format %q: want text or json", c.LogFormat)}
+	}
+	return c, nil
+}

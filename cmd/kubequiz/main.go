@@ -1,0 +1,72 @@
+// Command kubequiz is a self-hosted quiz and spaced-repetition study server
+// for Kubernetes release changes.
+//
+//	kubequiz serve [flags]         serve the web app
+//	kubequiz healthcheck [flags]   exit 0 when a running server is healthy
+//	kubequiz version               print the version
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "kubequiz:", err)
+		var ue usageError
+		if errors.As(err, &ue) {
+			os.Exit(2)
+		}
+		os.Exit(1)
+	}
+}
+
+// usageError is a mistake in the command line: exit status 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+const usage = `usage: kubequiz <command> [flags]
+
+commands:
+  serve        serve the web app
+  healthcheck  check that a running server answers /healthz (for container health checks)
+  version      print the version
+
+Run "kubequiz <command> -h" for a command's flags.`
+
+// run is the whole program, with its environment passed in so that tests can
+// run it too.
+func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprintln(stderr, usage)
+		return usageError{"no command given"}
+	}
+	cmd, rest := args[0], args[1:]
+	switch cmd {
+	case "serve":
+		return serve(ctx, rest, getenv, stdout, stderr)
+	case "healthcheck":
+		return healthcheck(ctx, rest, getenv, stderr)
+	case "version":
+		fmt.Fprintln(stdout, "kubequiz", version)
+		return nil
+	case "help", "-h", "-help", "--help":
+		fmt.Fprintln(stdout, usage)
+		return nil
+	}
+	fmt.Fprintln(stderr, usage)
+	return usageError{fmt.Sprintf("unknown command %q", cmd)}
+}

@@ -1,0 +1,216 @@
+package quiz
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// Gap is one blank of a cloze prompt: the accepted spellings, first the
+// canonical one.
+type Gap struct {
+	Accept []string
+}
+
+// ClozeBlank is what a gap shows in place of its answer.
+const ClozeBlank = "____"
+
+// ParseCloze finds the gaps of a cloze prompt. A gap is written {{answer}}
+// or {{answer|alternative|...}}.
+func ParseCloze(prompt string) ([]Gap, error) {
+	var gaps []Gap
+	rest := prompt
+	for {
+		i := strings.Index(rest, "{{")
+		j := strings.Index(rest, "}}")
+		if i < 0 {
+			if j >= 0 {
+				return nil, errors.New(`"}}" without a matching "{{"`)
+			}
+			return gaps, nil
+		}
+		if j < 0 {
+			return nil, errors.New(`"{{" without a matching "}}"`)
+		}
+		if j < i {
+			return nil, errors.New(`"}}" before "{{"`)
+		}
+		inner := rest[i+2 : j]
+		if strings.Contains(inner, "{{") {
+			return nil, errors.New("nested gap")
+		}
+		var g Gap
+		for _, alt := range strings.Split(inner, "|") {
+			if Normalize(alt) == "" {
+				return nil, fmt.Errorf("gap %d has an empty answer", len(gaps)+1)
+			}
+			g.Accept = append(g.Accept, strings.TrimSpace(alt))
+		}
+		gaps = append(gaps, g)
+		rest = rest[j+2:]
+	}
+}
+
+// ClozeText returns the cloze prompt with every gap blanked out.
+func ClozeText(prompt string) string {
+	var b strings.Builder
+	rest := prompt
+	for {
+		i := strings.Index(rest, "{{")
+		if i < 0 {
+			break
+		}
+		j := strings.Index(rest[i:], "}}")
+		if j < 0 {
+			break
+		}
+		b.WriteString(rest[:i])
+		b.WriteString(ClozeBlank)
+		rest = rest[i+j+2:]
+	}
+	b.WriteString(rest)
+	return b.String()
+}
+
+// ClozeFilled returns the cloze prompt with every gap filled by its canonical answer.
+func ClozeFilled(prompt string) string {
+	gaps, err := ParseCloze(prompt)
+	if err != nil {
+		return prompt
+	}
+	var b strings.Builder
+	rest := prompt
+	for _, g := range gaps {
+		i := strings.Index(rest, "{{")
+		j := strings.Index(rest, "}}")
+		b.WriteString(rest[:i])
+		b.WriteString(g.Accept[0])
+		rest = rest[j+2:]
+	}
+	b.WriteString(rest)
+	return b.String()
+}
+
+// Normalize prepares typed text for comparison: Unicode NFKC (so full-width
+// and half-width forms compare equal), lower case, surrounding space trimmed
+// and inner runs of space collapsed to one.
+func Normalize(s string) string {
+	s = norm.NFKC.String(s)
+	s = strings.ToLower(s)
+	return strings.Join(strings.FieldsFunc(s, unicode.IsSpace), " ")
+}
+
+// Response is a learner's answer. Choice indices refer to Question.Choices
+// and Items in their stored (canonical) order, whatever order was shown.
+type Response struct {
+	Choice   int      // single_choice; -1 when none was picked
+	Selected []int    // multi_choice
+	Bool     *bool    // true_false
+	Texts    []string // cloze: one per gap; typed: one
+	Order    []int    // order: item indices in the order the learner put them
+	Revealed bool     // flashcard: the learner turned the card over
+}
+
+// Result is the outcome of grading one response.
+type Result struct {
+	Correct bool
+	// SelfGraded is true for flashcards: there is nothing to check.
+	SelfGraded bool
+	// Expected is the correct answer as the learner should see it.
+	Expected string
+	// Partial counts right picks of a multi_choice answer (right of total).
+	PartialRight, PartialTotal int
+}
+
+// Grade checks r against q.
+func (q Question) Grade(r Response) Result {
+	res := Result{Expected: q.ExpectedAnswer()}
+	switch q.Type {
+	case SingleChoice:
+		res.Correct = r.Choice >= 0 && r.Choice < len(q.Choices) && q.Choices[r.Choice] == q.Answer
+	case MultiChoice:
+		want := map[int]bool{}
+		for i, c := range q.Choices {
+			if slices.Contains(q.Answers, c) {
+				want[i] = true
+			}
+		}
+		got := map[int]bool{}
+		for _, i := range r.Selected {
+			if i >= 0 && i < len(q.Choices) {
+				got[i] = true
+			}
+		}
+		right := 0
+		for i := range got {
+			if want[i] {
+				right++
+			}
+		}
+		res.PartialRight, res.PartialTotal = right, len(want)
+		res.Correct = right == len(want) && len(got) == len(want)
+	case TrueFalse:
+		res.Correct = r.Bool != nil && q.Truth != nil && *r.Bool == *q.Truth
+	case Cloze:
+		gaps, err := ParseCloze(q.Prompt)
+		if err != nil || len(r.Texts) != len(gaps) {
+			return res
+		}
+		res.Correct = true
+		for i, g := range gaps {
+			if !matches(r.Texts[i], g.Accept) {
+				res.Correct = false
+			}
+		}
+	case Typed:
+		res.Correct = len(r.Texts) == 1 && matches(r.Texts[0], append([]string{q.Answer}, q.Accept...))
+	case Order:
+		res.Correct = len(r.Order) == len(q.Items)
+		for i, idx := range r.Order {
+			if idx != i {
+				res.Correct = false
+			}
+		}
+	case Flashcard:
+		res.SelfGraded = true
+		res.Correct = r.Revealed
+	}
+	return res
+}
+
+// ExpectedAnswer renders the correct answer of q as text.
+func (q Question) ExpectedAnswer() string {
+	switch q.Type {
+	case SingleChoice, Typed, Flashcard:
+		return q.Answer
+	case MultiChoice:
+		return strings.Join(q.Answers, ", ")
+	case TrueFalse:
+		if q.Truth != nil && *q.Truth {
+			return "true"
+		}
+		return "false"
+	case Cloze:
+		return ClozeFilled(q.Prompt)
+	case Order:
+		return strings.Join(q.Items, " → ")
+	}
+	return ""
+}
+
+func matches(got string, accept []string) bool {
+	g := Normalize(got)
+	if g == "" {
+		return false
+	}
+	for _, a := range accept {
+		if Normalize(a) == g {
+			return true
+		}
+	}
+	return false
+}

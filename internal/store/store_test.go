@@ -1,0 +1,161 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// newTestDB opens a fresh database in a temporary folder.
+func newTestDB(t *testing.T) *DB {
+	t.Helper()
+	db, err := Open(context.Background(), filepath.Join(t.TempDir(), "kubequiz.db"))
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := db.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return db
+}
+
+func TestPragmas(t *testing.T) {
+	db := newTestDB(t)
+	ctx := context.Background()
+	want := map[string]string{
+		"journal_mode": "wal",
+		"busy_timeout": "5000",
+		"foreign_keys": "1",
+		"synchronous":  "1", // NORMAL
+	}
+	for name, pool := range map[string]*sql.DB{"write": db.write, "read": db.read} {
+		for pragma, w := range want {
+			var got string
+			if err := pool.QueryRowContext(ctx, "PRAGMA "+pragma).Scan(&got); err != nil {
+				t.Fatalf("%s pool: PRAGMA %s: %v", name, pragma, err)
+			}
+			if got != w {
+				t.Errorf("%s pool: PRAGMA %s = %q, want %q", name, pragma, got, w)
+			}
+		}
+	}
+	// Foreign keys are enforced, not just reported.
+	_, err := db.write.ExecContext(ctx, `INSERT INTO questions (deck_id, ext_id, position, type, prompt, payload, explanation,
+		origin, status, content_hash, created_at, updated_at) VALUES (999, 'x', 0, 'typed', 'p', '{}', 'e', 'yaml', 'draft', 'h', 0, 0)`)
+	if err == nil || !strings.Contains(err.Error(), "FOREIGN KEY") {
+		t.Errorf("insert with a missing deck: err = %v, want a FOREIGN KEY error", err)
+	}
+}
+
+func TestMigrationsFreshAndReopen(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "sub", "dir", "kubequiz.db")
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatalf("Open fresh: %v", err)
+	}
+	v, err := db.SchemaVersion(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v != LatestSchema() || v < 1 {
+		t.Fatalf("schema version = %d, want %d", v, LatestSchema())
+	}
+	if _, err := db.write.ExecContext(ctx, `INSERT INTO decks (slug, title, release, created_at, updated_at) VALUES ('d', 'D', '1.36', 0, 0)`); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path + "-wal"); err == nil {
+		if fi, _ := os.Stat(path + "-wal"); fi.Size() > 0 {
+			t.Errorf("-wal file left with %d bytes after Close", fi.Size())
+		}
+	}
+
+	db, err = Open(ctx, path)
+	if err != nil {
+		t.Fatalf("Open existing: %v", err)
+	}
+	defer db.Close()
+	var applied, decks int
+	if err := db.write.QueryRowContext(ctx, "SELECT count(*) FROM schema_migrations").Scan(&applied); err != nil {
+		t.Fatal(err)
+	}
+	if applied != LatestSchema() {
+		t.Errorf("schema_migrations has %d rows after reopening, want %d (no migration applied twice)", applied, LatestSchema())
+	}
+	if err := db.write.QueryRowContext(ctx, "SELECT count(*) FROM decks").Scan(&decks); err != nil {
+		t.Fatal(err)
+	}
+	if decks != 1 {
+		t.Errorf("decks = %d after reopening, want 1 (data kept)", decks)
+	}
+}
+
+func TestOpenErrors(t *testing.T) {
+	ctx := context.Background()
+
+	t.Run("newer schema", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "kubequiz.db")
+		db, err := Open(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.write.ExecContext(ctx, "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, 'future.sql', 0)", LatestSchema()+1); err != nil {
+			t.Fatal(err)
+		}
+		db.Close()
+		_, err = Open(ctx, path)
+		if !errors.Is(err, ErrSchemaTooNew) {
+			t.Fatalf("Open = %v, want ErrSchemaTooNew", err)
+		}
+		if !strings.Contains(err.Error(), path) {
+			t.Errorf("error %q does not name the file", err)
+		}
+	})
+
+	t.Run("unwritable folder", func(t *testing.T) {
+		if os.Geteuid() == 0 {
+			// root ignores permission bits: use a path under a regular file instead.
+			file := filepath.Join(t.TempDir(), "file")
+			if err := os.WriteFile(file, nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Open(ctx, filepath.Join(file, "kubequiz.db")); err == nil {
+				t.Fatal("Open under a regular file succeeded")
+			}
+			return
+		}
+		dir := filepath.Join(t.TempDir(), "ro")
+		if err := os.Mkdir(dir, 0o500); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Open(ctx, filepath.Join(dir, "kubequiz.db")); err == nil {
+			t.Fatal("Open in a read-only folder succeeded")
+		}
+	})
+
+	t.Run("not a database", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "junk.db")
+		if err := os.WriteFile(path, []byte(strings.Repeat("not sqlite ", 1000)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Open(ctx, path); err == nil {
+			t.Fatal("Open of a junk file succeeded")
+		}
+	})
+}
+
+func TestPing(t *testing.T) {
+	db := newTestDB(t)
+	if err := db.Ping(context.Background()); err != nil {
+		t.Fatalf("Ping: %v", err)
+	}
+}

@@ -1,0 +1,65 @@
+// Package web is the only package that knows echo: routes, handlers,
+// middleware and the one HTTP error handler. Handlers are thin: they bind and
+// check input, make one call to the store, and render a views component.
+package web
+
+import (
+	"fmt"
+	"log/slog"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"kubequiz/internal/store"
+	"kubequiz/static"
+	"kubequiz/views"
+)
+
+// Config holds the settings the web layer needs.
+type Config struct {
+	// SecureCookies marks cookies Secure even when requests arrive over
+	// plain HTTP (set it when a TLS-terminating proxy sits in front).
+	SecureCookies bool
+}
+
+// Server is kubequiz's HTTP handler.
+type Server struct {
+	cfg    Config
+	db     *store.DB
+	log    *slog.Logger
+	assets *static.Assets
+	echo   *echo.Echo
+}
+
+// New builds the server and registers every route.
+func New(cfg Config, db *store.DB, log *slog.Logger) (*Server, error) {
+	assets, err := static.New()
+	if err != nil {
+		return nil, fmt.Errorf("web: %w", err)
+	}
+	e := echo.New()
+	e.HideBanner = true
+	e.HidePort = true
+	// Trust no proxy header for the client address: rate limits and logs use the peer.
+	e.IPExtractor = echo.ExtractIPDirect()
+	s := &Server{cfg: cfg, db: db, log: log, assets: assets, echo: e}
+	e.HTTPErrorHandler = s.handleError
+	s.routes()
+	return s, nil
+}
+
+// ServeHTTP makes Server an http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.echo.ServeHTTP(w, r) }
+
+// page returns the layout values every page needs.
+func (s *Server) page(c echo.Context, title string) views.Page {
+	p := views.Page{
+		Title:   title,
+		CSS:     []string{s.assets.URL(static.Pico), s.assets.URL(static.AppCSS)},
+		Scripts: []string{s.assets.URL(static.HTMX), s.assets.URL(static.AppJS)},
+	}
+	if tok, ok := c.Get(csrfContextKey).(string); ok {
+		p.CSRFToken = tok
+	}
+	return p
+}
