@@ -11,7 +11,7 @@ import (
 	"io/fs"
 )
 
-//go:embed *.js *.css SHA256SUMS
+//go:embed *.js *.css
 var files embed.FS
 
 // The files pages link to.

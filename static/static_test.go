@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
+	"os"
 	"strings"
 	"testing"
 )
@@ -11,7 +12,7 @@ import (
 // TestVendoredChecksums checks that the vendored releases are byte for byte
 // the ones pinned in SHA256SUMS, and that the pinned htmx is the expected release.
 func TestVendoredChecksums(t *testing.T) {
-	sums, err := files.ReadFile("SHA256SUMS")
+	sums, err := os.ReadFile("SHA256SUMS")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -61,5 +61,8 @@ func (s *Server) page(c echo.Context, title string) views.Page {
 	if tok, ok := c.Get(csrfContextKey).(string); ok {
 		p.CSRFToken = tok
 	}
+	if u, ok := currentUser(c); ok {
+		p.User, p.IsAdmin = u.Name(), u.IsAdmin()
+	}
 	return p
 }

@@ -1,0 +1,3 @@
+package web
+
+func (s *Server) importRoutes(r guarded) {}
