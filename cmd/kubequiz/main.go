@@ -2,6 +2,7 @@
 // for Kubernetes release changes.
 //
 //	kubequiz serve [flags]         serve the web app
+//	kubequiz import [flags] PATH   import question files
 //	kubequiz healthcheck [flags]   exit 0 when a running server is healthy
 //	kubequiz version               print the version
 package main
@@ -42,6 +43,7 @@ const usage = `usage: kubequiz <command> [flags]
 
 commands:
   serve        serve the web app
+  import       add or update questions from YAML files (-dry-run first)
   healthcheck  check that a running server answers /healthz (for container health checks)
   version      print the version
 
@@ -58,6 +60,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	switch cmd {
 	case "serve":
 		return serve(ctx, rest, getenv, stdout, stderr)
+	case "import":
+		return importCmd(ctx, rest, getenv, stdout, stderr)
 	case "healthcheck":
 		return healthcheck(ctx, rest, getenv, stderr)
 	case "version":

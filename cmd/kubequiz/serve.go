@@ -8,10 +8,12 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"kubequiz/internal/store"
 	"kubequiz/internal/web"
+	"kubequiz/questions"
 )
 
 // shutdownGrace is how long in-flight requests may take after a stop signal.
@@ -42,6 +44,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 			log.Error("close database", "err", err)
 		}
 	}()
+
+	if err := loadBundledBank(ctx, db, log); err != nil {
+		return err
+	}
 
 	handler, err := web.New(web.Config{SecureCookies: cfg.SecureCookies}, db, log)
 	if err != nil {
@@ -114,5 +120,23 @@ func healthcheck(ctx context.Context, args []string, getenv func(string) string,
 	if resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("healthcheck: %s answered %s", url, resp.Status)
 	}
+	return nil
+}
+
+// loadBundledBank imports the embedded question bank into an empty database.
+func loadBundledBank(ctx context.Context, db *store.DB, log *slog.Logger) error {
+	empty, err := db.IsEmpty(ctx)
+	if err != nil || !empty {
+		return err
+	}
+	files, err := readFS(questions.FS())
+	if err != nil {
+		return fmt.Errorf("bundled question bank: %w", err)
+	}
+	var out strings.Builder
+	if err := importFiles(ctx, db, files, store.ImportOptions{Actor: "bundled", Now: time.Now()}, &out); err != nil {
+		return fmt.Errorf("bundled question bank: %w: %s", err, out.String())
+	}
+	log.Info("loaded the bundled question bank", "files", len(files))
 	return nil
 }

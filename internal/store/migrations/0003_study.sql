@@ -7,12 +7,13 @@ CREATE TABLE subscriptions (
     PRIMARY KEY (user_id, deck_id)
 ) WITHOUT ROWID;
 
--- A card exists once a learner has first seen a question. Its columns are
--- the FSRS card state.
+-- A card exists once a learner has first graded a question, so it is never in
+-- the New state: a published question without a card is a new card. Its
+-- columns are the FSRS card state.
 CREATE TABLE cards (
     user_id        INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
     question_id    INTEGER NOT NULL REFERENCES questions (id),
-    state          INTEGER NOT NULL CHECK (state BETWEEN 0 AND 3),
+    state          INTEGER NOT NULL CHECK (state BETWEEN 1 AND 3),
     due            INTEGER NOT NULL,
     stability      REAL    NOT NULL,
     difficulty     REAL    NOT NULL,
@@ -27,7 +28,9 @@ CREATE TABLE cards (
 
 CREATE INDEX cards_user_due ON cards (user_id, due);
 
--- Append-only. request_id makes a retried or doubled submit record one review.
+-- Append-only. request_id (the presentation id) makes a retried or doubled
+-- submit record one review. state_before = 0 marks the first review of a new
+-- card, which the daily new-card limit counts.
 CREATE TABLE review_log (
     id                INTEGER PRIMARY KEY,
     request_id        TEXT    NOT NULL UNIQUE,

@@ -1,0 +1,258 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"kubequiz/internal/bank"
+	"kubequiz/internal/quiz"
+)
+
+// errDryRun rolls back a dry-run import after it has computed everything.
+var errDryRun = errors.New("dry run")
+
+// ImportFile is one decoded question file to import.
+type ImportFile struct {
+	Name   string // shown in results and recorded in import_runs
+	SHA256 string // of the file's bytes
+	File   *bank.File
+}
+
+// ImportOptions says who imports and how.
+type ImportOptions struct {
+	Actor  string // a user's login, "cli" or "bundled"
+	Prune  bool   // retire stored questions that the file no longer has
+	DryRun bool   // compute the result, change nothing
+	Now    time.Time
+}
+
+// DeckResult is what an import did (or would do) to one deck.
+type DeckResult struct {
+	File string
+	Plan bank.DeckPlan
+	// Changes lists, for each updated question id, the fields that change.
+	Changes map[string][]bank.FieldChange
+}
+
+// ImportBank applies question files in one transaction: any error and
+// nothing changes. Decks are matched by slug and questions by id, so a
+// reworded question keeps its row and learners' history. A dry run computes
+// the same result and rolls back.
+func (db *DB) ImportBank(ctx context.Context, files []ImportFile, opt ImportOptions) ([]DeckResult, error) {
+	seen := map[string]string{}
+	for _, f := range files {
+		if prev, dup := seen[f.File.Deck.Slug]; dup {
+			return nil, fmt.Errorf("store: import: deck %q is in both %s and %s: %w", f.File.Deck.Slug, prev, f.Name, quiz.ErrInvalid)
+		}
+		seen[f.File.Deck.Slug] = f.Name
+	}
+	var results []DeckResult
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		results = results[:0]
+		for _, f := range files {
+			r, err := importFile(ctx, tx, f, opt)
+			if err != nil {
+				return fmt.Errorf("%s: %w", f.Name, err)
+			}
+			results = append(results, r)
+		}
+		if opt.DryRun {
+			return errDryRun
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errDryRun) {
+		return nil, fmt.Errorf("store: import: %w", err)
+	}
+	return results, nil
+}
+
+func importFile(ctx context.Context, tx *sql.Tx, f ImportFile, opt ImportOptions) (DeckResult, error) {
+	now := ms(opt.Now)
+	d := f.File.Deck
+	var deckID int64
+	err := tx.QueryRowContext(ctx, `
+		INSERT INTO decks (slug, title, release, sig, language, description, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (slug) DO UPDATE SET
+			title = excluded.title, release = excluded.release, sig = excluded.sig,
+			language = excluded.language, description = excluded.description, updated_at = excluded.updated_at
+		WHERE (title, release, sig, language, description) IS NOT
+		      (excluded.title, excluded.release, excluded.sig, excluded.language, excluded.description)
+		RETURNING id`, d.Slug, d.Title, d.Release, d.SIG, d.Language, d.Description, now, now).Scan(&deckID)
+	if errors.Is(err, sql.ErrNoRows) { // the deck exists unchanged: nothing was returned
+		err = tx.QueryRowContext(ctx, `SELECT id FROM decks WHERE slug = ?`, d.Slug).Scan(&deckID)
+	}
+	if err != nil {
+		return DeckResult{}, fmt.Errorf("deck %s: %w", d.Slug, err)
+	}
+
+	stored, old, err := storedYAMLQuestions(ctx, tx, deckID)
+	if err != nil {
+		return DeckResult{}, err
+	}
+	plan := bank.Plan(stored, f.File, opt.Prune)
+	res := DeckResult{File: f.Name, Plan: plan, Changes: map[string][]bank.FieldChange{}}
+
+	added := set(plan.Added)
+	updated := set(plan.Updated)
+	insert, err := tx.PrepareContext(ctx, `
+		INSERT INTO questions (deck_id, ext_id, position, type, prompt, payload, explanation, release, sig, kind,
+			pr_numbers, source_url, tags, origin, status, content_hash, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'yaml', 'published', ?, ?, ?)`)
+	if err != nil {
+		return res, err
+	}
+	defer insert.Close()
+	update, err := tx.PrepareContext(ctx, `
+		UPDATE questions SET position = ?, type = ?, prompt = ?, payload = ?, explanation = ?, release = ?, sig = ?,
+			kind = ?, pr_numbers = ?, source_url = ?, tags = ?, status = 'published', content_hash = ?, updated_at = ?
+		WHERE deck_id = ? AND ext_id = ?`)
+	if err != nil {
+		return res, err
+	}
+	defer update.Close()
+	move, err := tx.PrepareContext(ctx, `UPDATE questions SET position = ? WHERE deck_id = ? AND ext_id = ? AND position <> ?`)
+	if err != nil {
+		return res, err
+	}
+	defer move.Close()
+
+	for i, q := range f.File.Questions {
+		switch {
+		case added[q.ExtID]:
+			payload, prs, tags, err := encodeQuestion(q)
+			if err != nil {
+				return res, fmt.Errorf("question %s: %w", q.ExtID, err)
+			}
+			if _, err := insert.ExecContext(ctx, deckID, q.ExtID, i, q.Type, q.Prompt, payload, q.Explanation,
+				q.Source.Release, q.Source.SIG, q.Source.Kind, prs, q.Source.URL, tags, q.ContentHash(), now, now); err != nil {
+				return res, fmt.Errorf("add question %s: %w", q.ExtID, translate(err))
+			}
+		case updated[q.ExtID]:
+			payload, prs, tags, err := encodeQuestion(q)
+			if err != nil {
+				return res, fmt.Errorf("question %s: %w", q.ExtID, err)
+			}
+			if _, err := update.ExecContext(ctx, i, q.Type, q.Prompt, payload, q.Explanation, q.Source.Release,
+				q.Source.SIG, q.Source.Kind, prs, q.Source.URL, tags, q.ContentHash(), now, deckID, q.ExtID); err != nil {
+				return res, fmt.Errorf("update question %s: %w", q.ExtID, err)
+			}
+			if prev, ok := old[q.ExtID]; ok {
+				if ch := bank.Diff(prev, q); len(ch) > 0 {
+					res.Changes[q.ExtID] = ch
+				}
+			}
+		default:
+			if _, err := move.ExecContext(ctx, i, deckID, q.ExtID, i); err != nil {
+				return res, fmt.Errorf("reorder question %s: %w", q.ExtID, err)
+			}
+		}
+	}
+	for _, id := range plan.Retired {
+		if _, err := tx.ExecContext(ctx, `UPDATE questions SET status = 'retired', updated_at = ? WHERE deck_id = ? AND ext_id = ?`,
+			now, deckID, id); err != nil {
+			return res, fmt.Errorf("retire question %s: %w", id, err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO import_runs (actor, kind, file_name, sha256, added, updated, unchanged, retired, at)
+		VALUES (?, 'yaml', ?, ?, ?, ?, ?, ?, ?)`, opt.Actor, f.Name, f.SHA256,
+		len(plan.Added), len(plan.Updated), len(plan.Unchanged), len(plan.Retired), now); err != nil {
+		return res, fmt.Errorf("record import: %w", err)
+	}
+	return res, nil
+}
+
+// storedYAMLQuestions returns what planning needs of a deck's YAML questions,
+// and the questions themselves by id for showing what an update changes.
+func storedYAMLQuestions(ctx context.Context, tx *sql.Tx, deckID int64) ([]bank.Stored, map[string]quiz.Question, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT `+questionColumns+`, q.content_hash
+		FROM questions q JOIN decks d ON d.id = q.deck_id
+		WHERE q.deck_id = ? AND q.origin = 'yaml' ORDER BY q.position, q.id`, deckID)
+	if err != nil {
+		return nil, nil, fmt.Errorf("load stored questions: %w", err)
+	}
+	defer rows.Close()
+	var stored []bank.Stored
+	old := map[string]quiz.Question{}
+	for rows.Next() {
+		var hash string
+		sq, err := scanQuestion(scanWithExtra{rows, &hash})
+		if err != nil {
+			return nil, nil, fmt.Errorf("load stored questions: %w", err)
+		}
+		stored = append(stored, bank.Stored{ExtID: sq.Question.ExtID, ContentHash: hash, Status: sq.Status})
+		old[sq.Question.ExtID] = sq.Question
+	}
+	return stored, old, rows.Err()
+}
+
+// scanWithExtra scans questionColumns followed by more columns.
+type scanWithExtra struct {
+	row   scanner
+	extra any
+}
+
+func (s scanWithExtra) Scan(dest ...any) error { return s.row.Scan(append(dest, s.extra)...) }
+
+// ImportRun is one recorded import.
+type ImportRun struct {
+	Actor, Kind, FileName, SHA256      string
+	Added, Updated, Unchanged, Retired int
+	At                                 time.Time
+}
+
+// ImportRuns returns the most recent imports, newest first.
+func (db *DB) ImportRuns(ctx context.Context, limit int) ([]ImportRun, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT actor, kind, file_name, sha256, added, updated, unchanged, retired, at
+		FROM import_runs ORDER BY id DESC LIMIT ?`, limit)
+	if err != nil {
+		return nil, fmt.Errorf("store: import runs: %w", err)
+	}
+	defer rows.Close()
+	var out []ImportRun
+	for rows.Next() {
+		var r ImportRun
+		var at int64
+		if err := rows.Scan(&r.Actor, &r.Kind, &r.FileName, &r.SHA256, &r.Added, &r.Updated, &r.Unchanged, &r.Retired, &at); err != nil {
+			return nil, fmt.Errorf("store: import runs: %w", err)
+		}
+		r.At = fromMS(at)
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// IsEmpty reports whether the database holds no deck yet.
+func (db *DB) IsEmpty(ctx context.Context) (bool, error) {
+	var n int
+	if err := db.read.QueryRowContext(ctx, `SELECT count(*) FROM decks`).Scan(&n); err != nil {
+		return false, fmt.Errorf("store: count decks: %w", err)
+	}
+	return n == 0, nil
+}
+
+func set(ids []string) map[string]bool {
+	m := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		m[id] = true
+	}
+	return m
+}
+
+// translate turns SQLite constraint failures into domain errors; it is the
+// one place that reads SQLite's error text.
+func translate(err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	if strings.Contains(msg, "UNIQUE constraint failed") {
+		return fmt.Errorf("%w: %v", quiz.ErrConflict, err)
+	}
+	return err
+}
