@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -145,32 +143,18 @@ var errImportRefused = errors.New("import refused: nothing was changed")
 // importFiles decodes every file, prints every problem of every file, and
 // imports only when there is none.
 func importFiles(ctx context.Context, db *store.DB, files []namedFile, opt store.ImportOptions, out io.Writer) error {
-	var (
-		decoded  []store.ImportFile
-		problems int
-	)
-	for _, f := range files {
-		if f.size > bank.MaxFileSize {
-			p := bank.Problem{File: f.name, Msg: fmt.Sprintf("file is %d bytes, over the limit of %d bytes (%d KiB)", f.size, bank.MaxFileSize, bank.MaxFileSize>>10)}
-			fmt.Fprintln(out, p.String())
-			problems++
-			continue
-		}
-		bf, err := bank.Decode(f.name, f.data)
-		if err != nil {
-			var be *bank.Error
-			if !errors.As(err, &be) {
-				return err
-			}
-			fmt.Fprintln(out, be.Error())
-			problems += len(be.Problems)
-			continue
-		}
-		sum := sha256.Sum256(f.data)
-		decoded = append(decoded, store.ImportFile{Name: f.name, SHA256: hex.EncodeToString(sum[:]), File: bf})
+	inputs := make([]bank.Input, len(files))
+	for i, f := range files {
+		inputs[i] = bank.Input{Name: f.name, Data: f.data, Size: f.size}
 	}
-	if problems > 0 {
-		fmt.Fprintf(out, "%d problem(s) in %d file(s)\n", problems, len(files))
+	decoded, err := bank.DecodeAll(inputs)
+	if err != nil {
+		var be *bank.Error
+		if !errors.As(err, &be) {
+			return err
+		}
+		fmt.Fprintln(out, be.Error())
+		fmt.Fprintf(out, "%d problem(s) in %d file(s)\n", len(be.Problems), len(files))
 		return errImportRefused
 	}
 	results, err := db.ImportBank(ctx, decoded, opt)

@@ -124,7 +124,7 @@ func (s *source) token(line, col int) string {
 		return ""
 	}
 	end := off
-	for end < len(s.data) && end-off < 40 && !bytes.ContainsRune([]byte(" \t\r\n,[]{}"), rune(s.data[end])) {
+	for end < len(s.data) && end-off < 40 && strings.IndexByte(" \t\r\n,[]{}", s.data[end]) < 0 {
 		end++
 	}
 	return strings.ToValidUTF8(string(s.data[off:end]), "?")
@@ -245,8 +245,8 @@ func (s *source) findAlias(name string) (line, col int) {
 		}
 		at := from + i
 		end := at + len(needle)
-		before := at == 0 || bytes.IndexByte([]byte(" \t\r\n[{,:-?"), s.data[at-1]) >= 0
-		after := end == len(s.data) || bytes.IndexByte([]byte(" \t\r\n]},"), s.data[end]) >= 0
+		before := at == 0 || strings.IndexByte(" \t\r\n[{,:-?", s.data[at-1]) >= 0
+		after := end == len(s.data) || strings.IndexByte(" \t\r\n]},", s.data[end]) >= 0
 		if before && after {
 			return s.pos(at)
 		}

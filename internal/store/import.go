@@ -15,13 +15,6 @@ import (
 // errDryRun rolls back a dry-run import after it has computed everything.
 var errDryRun = errors.New("dry run")
 
-// ImportFile is one decoded question file to import.
-type ImportFile struct {
-	Name   string // shown in results and recorded in import_runs
-	SHA256 string // of the file's bytes
-	File   *bank.File
-}
-
 // ImportOptions says who imports and how.
 type ImportOptions struct {
 	Actor  string // a user's login, "cli" or "bundled"
@@ -42,13 +35,13 @@ type DeckResult struct {
 // nothing changes. Decks are matched by slug and questions by id, so a
 // reworded question keeps its row and learners' history. A dry run computes
 // the same result and rolls back.
-func (db *DB) ImportBank(ctx context.Context, files []ImportFile, opt ImportOptions) ([]DeckResult, error) {
+func (db *DB) ImportBank(ctx context.Context, files []bank.Decoded, opt ImportOptions) ([]DeckResult, error) {
 	seen := map[string]string{}
 	for _, f := range files {
 		if prev, dup := seen[f.File.Deck.Slug]; dup {
-			return nil, fmt.Errorf("store: import: deck %q is in both %s and %s: %w", f.File.Deck.Slug, prev, f.Name, quiz.ErrInvalid)
+			return nil, fmt.Errorf("store: import: deck %q is in both %s and %s: %w", f.File.Deck.Slug, prev, f.File.Name, quiz.ErrInvalid)
 		}
-		seen[f.File.Deck.Slug] = f.Name
+		seen[f.File.Deck.Slug] = f.File.Name
 	}
 	var results []DeckResult
 	err := db.tx(ctx, func(tx *sql.Tx) error {
@@ -56,7 +49,7 @@ func (db *DB) ImportBank(ctx context.Context, files []ImportFile, opt ImportOpti
 		for _, f := range files {
 			r, err := importFile(ctx, tx, f, opt)
 			if err != nil {
-				return fmt.Errorf("%s: %w", f.Name, err)
+				return fmt.Errorf("%s: %w", f.File.Name, err)
 			}
 			results = append(results, r)
 		}
@@ -71,7 +64,7 @@ func (db *DB) ImportBank(ctx context.Context, files []ImportFile, opt ImportOpti
 	return results, nil
 }
 
-func importFile(ctx context.Context, tx *sql.Tx, f ImportFile, opt ImportOptions) (DeckResult, error) {
+func importFile(ctx context.Context, tx *sql.Tx, f bank.Decoded, opt ImportOptions) (DeckResult, error) {
 	now := ms(opt.Now)
 	d := f.File.Deck
 	var deckID int64
@@ -96,7 +89,7 @@ func importFile(ctx context.Context, tx *sql.Tx, f ImportFile, opt ImportOptions
 		return DeckResult{}, err
 	}
 	plan := bank.Plan(stored, f.File, opt.Prune)
-	res := DeckResult{File: f.Name, Plan: plan, Changes: map[string][]bank.FieldChange{}}
+	res := DeckResult{File: f.File.Name, Plan: plan, Changes: map[string][]bank.FieldChange{}}
 
 	added := set(plan.Added)
 	updated := set(plan.Updated)
@@ -160,7 +153,7 @@ func importFile(ctx context.Context, tx *sql.Tx, f ImportFile, opt ImportOptions
 		}
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO import_runs (actor, kind, file_name, sha256, added, updated, unchanged, retired, at)
-		VALUES (?, 'yaml', ?, ?, ?, ?, ?, ?, ?)`, opt.Actor, f.Name, f.SHA256,
+		VALUES (?, 'yaml', ?, ?, ?, ?, ?, ?, ?)`, opt.Actor, f.File.Name, f.SHA256,
 		len(plan.Added), len(plan.Updated), len(plan.Unchanged), len(plan.Retired), now); err != nil {
 		return res, fmt.Errorf("record import: %w", err)
 	}

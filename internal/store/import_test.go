@@ -34,13 +34,13 @@ func deckYAML(slug string, n int, edit func(i int) string) string {
 	return b.String()
 }
 
-func decodeFile(t testing.TB, name, src string) ImportFile {
+func decodeFile(t testing.TB, name, src string) bank.Decoded {
 	t.Helper()
 	f, err := bank.Decode(name, []byte(src))
 	if err != nil {
 		t.Fatalf("decode %s: %v", name, err)
 	}
-	return ImportFile{Name: name, SHA256: "sum-" + name, File: f}
+	return bank.Decoded{SHA256: "sum-" + name, File: f}
 }
 
 func counts(r DeckResult) [4]int {
@@ -58,7 +58,7 @@ func TestImportBank(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := db.ImportBank(ctx, []ImportFile{file}, ImportOptions{Actor: "test", DryRun: true, Now: t0})
+	res, err := db.ImportBank(ctx, []bank.Decoded{file}, ImportOptions{Actor: "test", DryRun: true, Now: t0})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestImportBank(t *testing.T) {
 		t.Fatalf("dry run changed the database")
 	}
 
-	res, err = db.ImportBank(ctx, []ImportFile{file}, ImportOptions{Actor: "test", Now: t0})
+	res, err = db.ImportBank(ctx, []bank.Decoded{file}, ImportOptions{Actor: "test", Now: t0})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func TestImportBank(t *testing.T) {
 
 	// Re-importing the same file changes nothing but the import record.
 	before, _ = db.TableChecksums(ctx)
-	res, err = db.ImportBank(ctx, []ImportFile{file}, ImportOptions{Actor: "test", Now: t0.Add(time.Hour)})
+	res, err = db.ImportBank(ctx, []bank.Decoded{file}, ImportOptions{Actor: "test", Now: t0.Add(time.Hour)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func TestImportBank(t *testing.T) {
 		}
 		return ""
 	}))
-	res, err = db.ImportBank(ctx, []ImportFile{edited}, ImportOptions{Actor: "test", Now: t0.Add(2 * time.Hour)})
+	res, err = db.ImportBank(ctx, []bank.Decoded{edited}, ImportOptions{Actor: "test", Now: t0.Add(2 * time.Hour)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,14 +143,14 @@ func TestImportBank(t *testing.T) {
 
 	// Dropping a question from the file retires it only with prune.
 	short := decodeFile(t, "a.yaml", deckYAML("deck-a", 3, nil))
-	res, err = db.ImportBank(ctx, []ImportFile{short}, ImportOptions{Actor: "test", Now: t0.Add(3 * time.Hour)})
+	res, err = db.ImportBank(ctx, []bank.Decoded{short}, ImportOptions{Actor: "test", Now: t0.Add(3 * time.Hour)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got, want := counts(res[0]), [4]int{0, 0, 3, 0}; got != want {
 		t.Errorf("import without prune counts = %v, want %v", got, want)
 	}
-	res, err = db.ImportBank(ctx, []ImportFile{short}, ImportOptions{Actor: "test", Prune: true, Now: t0.Add(4 * time.Hour)})
+	res, err = db.ImportBank(ctx, []bank.Decoded{short}, ImportOptions{Actor: "test", Prune: true, Now: t0.Add(4 * time.Hour)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,14 +179,14 @@ func TestImportBank(t *testing.T) {
 func TestImportAllOrNothing(t *testing.T) {
 	ctx := context.Background()
 	db := newTestDB(t)
-	if _, err := db.ImportBank(ctx, []ImportFile{decodeFile(t, "a.yaml", deckYAML("deck-a", 3, nil))}, ImportOptions{Actor: "test", Now: t0}); err != nil {
+	if _, err := db.ImportBank(ctx, []bank.Decoded{decodeFile(t, "a.yaml", deckYAML("deck-a", 3, nil))}, ImportOptions{Actor: "test", Now: t0}); err != nil {
 		t.Fatal(err)
 	}
 	before, _ := db.TableChecksums(ctx)
 
 	// The second file repeats the first's deck: the whole import is refused,
 	// including the new deck of the file before it.
-	files := []ImportFile{
+	files := []bank.Decoded{
 		decodeFile(t, "b.yaml", deckYAML("deck-b", 2, nil)),
 		decodeFile(t, "a.yaml", deckYAML("deck-a", 4, nil)),
 		decodeFile(t, "a2.yaml", deckYAML("deck-a", 1, nil)),
@@ -200,7 +200,7 @@ func TestImportAllOrNothing(t *testing.T) {
 	importTestExec(t, db, `INSERT INTO questions (deck_id, ext_id, position, type, prompt, payload, explanation, origin, status, content_hash, created_at, updated_at)
 		SELECT id, 'q-00003', 99, 'typed', 'p', '{}', 'e', 'generated', 'draft', 'h', 0, 0 FROM decks WHERE slug = 'deck-a'`)
 	before, _ = db.TableChecksums(ctx)
-	files = []ImportFile{
+	files = []bank.Decoded{
 		decodeFile(t, "b.yaml", deckYAML("deck-b", 2, nil)),
 		decodeFile(t, "a.yaml", deckYAML("deck-a", 4, nil)),
 	}
@@ -219,7 +219,7 @@ func TestImportAllOrNothing(t *testing.T) {
 func BenchmarkImport(b *testing.B) {
 	ctx := context.Background()
 	const perFile, nFiles = 1000, 10
-	var files []ImportFile
+	var files []bank.Decoded
 	for i := 0; i < nFiles; i++ {
 		files = append(files, decodeFile(b, fmt.Sprintf("f%d.yaml", i), deckYAML(fmt.Sprintf("deck-%d", i), perFile, nil)))
 	}

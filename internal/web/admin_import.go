@@ -1,3 +1,211 @@
 package web
 
-func (s *Server) importRoutes(r guarded) {}
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"kubequiz/internal/bank"
+	"kubequiz/internal/quiz"
+	"kubequiz/internal/store"
+	"kubequiz/views"
+)
+
+// Upload limits for question files.
+const (
+	maxImportFiles = 20
+	importBodySize = maxImportFiles*bank.MaxFileSize + 64<<10
+)
+
+// importRoutes: upload YAML files, preview the dry run, then apply or cancel.
+func (s *Server) importRoutes(r guarded) {
+	r.GET("/import", s.importForm)
+	r.POST("/import", s.importUpload)
+	r.GET("/import/:id", s.importPreview)
+	r.POST("/import/:id/apply", s.importApply)
+	r.POST("/import/:id/cancel", s.importCancel)
+}
+
+func (s *Server) importForm(c echo.Context) error {
+	return s.renderImportForm(c, http.StatusOK, "")
+}
+
+func (s *Server) renderImportForm(c echo.Context, status int, errMsg string) error {
+	runs, err := s.db.ImportRuns(c.Request().Context(), 50)
+	if err != nil {
+		return err
+	}
+	vr := make([]views.ImportRun, len(runs))
+	for i, r := range runs {
+		vr[i] = views.ImportRun{At: r.At.Format("2006-01-02 15:04"), Actor: r.Actor, Kind: r.Kind, File: r.FileName,
+			SHA256: r.SHA256, Added: r.Added, Updated: r.Updated, Unchanged: r.Unchanged, Retired: r.Retired}
+	}
+	noStore(c)
+	return render(c, status, views.AdminImport(s.page(c, "インポート"), vr, errMsg))
+}
+
+// importUpload keeps the uploaded files and shows their preview.
+func (s *Server) importUpload(c echo.Context) error {
+	u, _ := currentUser(c)
+	files, err := uploadedFiles(c, "files", maxImportFiles, bank.MaxFileSize)
+	if err != nil {
+		return s.renderImportForm(c, http.StatusUnprocessableEntity, err.Error())
+	}
+	id, err := s.db.SaveUpload(c.Request().Context(), u.ID, "yaml", files, time.Now())
+	if err != nil {
+		return err
+	}
+	return c.Redirect(http.StatusSeeOther, "/admin/import/"+id)
+}
+
+// importPreview decodes the upload and shows what applying it would do.
+func (s *Server) importPreview(c echo.Context) error {
+	u, _ := currentUser(c)
+	ctx := c.Request().Context()
+	prune := c.QueryParam("prune") == "1"
+	files, err := s.db.Upload(ctx, c.Param("id"), u.ID, "yaml", time.Now())
+	if err != nil {
+		return err
+	}
+	noStore(c)
+	decoded, err := bank.DecodeAll(bankInputs(files))
+	if err != nil {
+		var be *bank.Error
+		if !errors.As(err, &be) {
+			return err
+		}
+		return render(c, http.StatusUnprocessableEntity, views.AdminImportPreview(s.page(c, "プレビュー"), c.Param("id"), prune, importProblems(be), nil))
+	}
+	results, err := s.db.ImportBank(ctx, decoded, store.ImportOptions{Actor: u.Login, Prune: prune, DryRun: true, Now: time.Now()})
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, views.AdminImportPreview(s.page(c, "プレビュー"), c.Param("id"), prune, nil, importDecks(results)))
+}
+
+// importApply imports the upload in one transaction and forgets it.
+func (s *Server) importApply(c echo.Context) error {
+	u, _ := currentUser(c)
+	ctx := c.Request().Context()
+	files, err := s.db.Upload(ctx, c.Param("id"), u.ID, "yaml", time.Now())
+	if err != nil {
+		return err
+	}
+	decoded, err := bank.DecodeAll(bankInputs(files))
+	if err != nil {
+		return fmt.Errorf("%w: %v", quiz.ErrInvalid, err)
+	}
+	results, err := s.db.ImportBank(ctx, decoded, store.ImportOptions{Actor: u.Login, Prune: c.FormValue("prune") == "1", Now: time.Now()})
+	if err != nil {
+		return err
+	}
+	if err := s.db.DeleteUpload(ctx, c.Param("id"), u.ID); err != nil {
+		return err
+	}
+	s.log.InfoContext(ctx, "questions imported", "actor", u.Login, "files", len(files))
+	noStore(c)
+	return render(c, http.StatusOK, views.AdminImportDone(s.page(c, "インポート完了"), importDecks(results)))
+}
+
+func (s *Server) importCancel(c echo.Context) error {
+	u, _ := currentUser(c)
+	if err := s.db.DeleteUpload(c.Request().Context(), c.Param("id"), u.ID); err != nil {
+		return err
+	}
+	return c.Redirect(http.StatusSeeOther, "/admin/import")
+}
+
+// uploadedFiles reads the files of a multipart field, refusing too many files
+// and files over maxSize before reading them whole.
+func uploadedFiles(c echo.Context, field string, maxFiles int, maxSize int64) ([]store.UploadedFile, error) {
+	form, err := c.MultipartForm()
+	if err != nil {
+		return nil, fmt.Errorf("アップロードを読み込めません: %v", err)
+	}
+	headers := form.File[field]
+	if len(headers) == 0 {
+		return nil, errors.New("ファイルが選ばれていません")
+	}
+	if len(headers) > maxFiles {
+		return nil, fmt.Errorf("ファイルは一度に %d 個までです (%d 個)", maxFiles, len(headers))
+	}
+	var files []store.UploadedFile
+	for _, h := range headers {
+		if h.Size > maxSize {
+			return nil, fmt.Errorf("%s: %d バイトで、上限 %d バイトを超えています", h.Filename, h.Size, maxSize)
+		}
+		f, err := h.Open()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", h.Filename, err)
+		}
+		b, err := io.ReadAll(io.LimitReader(f, maxSize+1))
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", h.Filename, err)
+		}
+		// Only the base name is kept, and only for messages: it never names a path.
+		files = append(files, store.UploadedFile{Name: baseName(h.Filename), Data: b})
+	}
+	return files, nil
+}
+
+func baseName(name string) string {
+	for i := len(name) - 1; i >= 0; i-- {
+		if name[i] == '/' || name[i] == '\\' {
+			return name[i+1:]
+		}
+	}
+	if name == "" {
+		return "upload"
+	}
+	return name
+}
+
+func bankInputs(files []store.UploadedFile) []bank.Input {
+	in := make([]bank.Input, len(files))
+	for i, f := range files {
+		in[i] = bank.Input{Name: f.Name, Data: f.Data}
+	}
+	return in
+}
+
+func importProblems(be *bank.Error) []views.ImportProblem {
+	out := make([]views.ImportProblem, len(be.Problems))
+	for i, p := range be.Problems {
+		where := p.File
+		if p.Line > 0 {
+			where += ":" + strconv.Itoa(p.Line)
+			if p.Col > 0 {
+				where += ":" + strconv.Itoa(p.Col)
+			}
+		}
+		out[i] = views.ImportProblem{Where: where, Field: p.Field, Msg: p.Msg}
+	}
+	return out
+}
+
+func importDecks(results []store.DeckResult) []views.ImportDeck {
+	out := make([]views.ImportDeck, len(results))
+	for i, r := range results {
+		p := r.Plan
+		d := views.ImportDeck{File: r.File, Slug: p.Deck.Slug, Title: p.Deck.Title,
+			Added: len(p.Added), Updated: len(p.Updated), Unchanged: len(p.Unchanged), Retired: len(p.Retired)}
+		for _, id := range p.Updated {
+			for _, ch := range r.Changes[id] {
+				d.Changes = append(d.Changes, views.ImportChange{ID: id, Field: ch.Field, Old: ch.Old, New: ch.New})
+			}
+		}
+		out[i] = d
+	}
+	return out
+}
+
+// noStore keeps a response out of every cache.
+func noStore(c echo.Context) {
+	c.Response().Header().Set("Cache-Control", "no-store")
+}
