@@ -4,6 +4,7 @@
 //	kubequiz serve [flags]         serve the web app
 //	kubequiz import [flags] PATH   import question files
 //	kubequiz healthcheck [flags]   exit 0 when a running server is healthy
+//	kubequiz user add|passwd LOGIN add an account or set its password
 //	kubequiz version               print the version
 package main
 
@@ -15,6 +16,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	_ "time/tzdata" // time zones for learners, also in images without zoneinfo
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -45,6 +47,7 @@ commands:
   serve        serve the web app
   import       add or update questions from YAML files (-dry-run first)
   healthcheck  check that a running server answers /healthz (for container health checks)
+  user         add an account (user add -admin LOGIN) or set its password (user passwd LOGIN)
   version      print the version
 
 Run "kubequiz <command> -h" for a command's flags.`
@@ -64,6 +67,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return importCmd(ctx, rest, getenv, stdout, stderr)
 	case "healthcheck":
 		return healthcheck(ctx, rest, getenv, stderr)
+	case "user":
+		return userCmd(ctx, rest, getenv, stdin, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "kubequiz", version)
 		return nil

@@ -68,6 +68,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	log.Info("serving", "addr", ln.Addr().String(), "db", cfg.DB)
 	fmt.Fprintf(stdout, "kubequiz is listening on http://%s/\n", ln.Addr())
+	if err := announceSetup(ctx, handler, ln.Addr().String(), stdout, log); err != nil {
+		return err
+	}
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

@@ -195,6 +195,9 @@ func TestImportAllOrNothing(t *testing.T) {
 	if !errors.Is(err, quiz.ErrInvalid) || !strings.Contains(err.Error(), "a2.yaml") {
 		t.Fatalf("import = %v, want an invalid-input error naming a2.yaml", err)
 	}
+	if after, _ := db.TableChecksums(ctx); !maps.Equal(before, after) {
+		t.Errorf("a refused import changed the database")
+	}
 	// A failure inside the transaction, after other files were written, also
 	// rolls everything back: a generated question already holds an id.
 	importTestExec(t, db, `INSERT INTO questions (deck_id, ext_id, position, type, prompt, payload, explanation, origin, status, content_hash, created_at, updated_at)

@@ -1,5 +1,459 @@
 package web
 
-import "github.com/labstack/echo/v4"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
 
-func (s *Server) accountRoutes(r *echo.Echo) {}
+	"github.com/labstack/echo/v4"
+
+	"kubequiz/internal/quiz"
+	"kubequiz/internal/store"
+	"kubequiz/views"
+)
+
+// accounts serves sign-in, sign-out, registration, the account page, the
+// first-admin setup and the admin's user page. Its hasher is shared by all
+// of them, so the cap on concurrent password hashes holds server-wide.
+type accounts struct {
+	*Server
+	hash *hasher
+}
+
+// accountRoutes registers the account pages. Admin pages carry
+// requireUser and requireAdmin on each route.
+func (s *Server) accountRoutes(e *echo.Echo) {
+	a := &accounts{Server: s, hash: newHasher(s.cfg.Password)}
+	getHead := []string{http.MethodGet, http.MethodHead}
+	e.Match(getHead, "/login", a.loginPage)
+	e.POST("/login", a.login)
+	e.POST("/logout", a.logout)
+	e.Match(getHead, "/register", a.registerPage)
+	e.POST("/register", a.register)
+	e.Match(getHead, "/setup", a.setupPage)
+	e.POST("/setup", a.setup)
+
+	e.Match(getHead, "/account", a.accountPage, s.requireUser)
+	e.POST("/account/name", a.changeName, s.requireUser)
+	e.POST("/account/password", a.changePassword, s.requireUser)
+
+	e.Match(getHead, "/admin/users", a.adminUsers, s.requireUser, s.requireAdmin)
+	e.POST("/admin/users/registration", a.setRegistration, s.requireUser, s.requireAdmin)
+	e.POST("/admin/users/invites", a.createInvite, s.requireUser, s.requireAdmin)
+	e.POST("/admin/users/:id/disable", a.disableUser, s.requireUser, s.requireAdmin)
+	e.POST("/admin/users/:id/enable", a.enableUser, s.requireUser, s.requireAdmin)
+	e.POST("/admin/users/:id/signout", a.signOutUser, s.requireUser, s.requireAdmin)
+}
+
+// Messages shown on the account forms.
+const (
+	msgBadCredentials  = "ログイン名またはパスワードが違います。"
+	msgTooManyAttempts = "ログインの試行が多すぎます。15 分ほど待ってから、もう一度お試しください。"
+	msgPasswordsDiffer = "確認用のパスワードが一致しません。"
+	msgLoginTaken      = "このログイン名は使えません。別の名前を選んでください。"
+	msgInviteInvalid   = "招待コードが無効か、使用済みか、期限切れです。"
+	msgInviteNeeded    = "登録には招待コードが必要です。"
+	msgWrongCurrent    = "現在のパスワードが違います。"
+)
+
+// loginPattern is what login names may look like (after lower-casing):
+// ASCII, so that names cannot imitate each other.
+var loginPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{2,31}$`)
+
+const maxDisplayName = 50
+
+// normalLogin is a login name as stored and looked up: trimmed, lower case.
+func normalLogin(login string) string {
+	return strings.ToLower(strings.TrimSpace(login))
+}
+
+// loginProblem checks a new login name; it returns the name as stored.
+func loginProblem(login string) (string, string) {
+	login = normalLogin(login)
+	if !loginPattern.MatchString(login) {
+		return login, "ログイン名は 3〜32 文字の英数字と . _ - で、英数字で始めてください。"
+	}
+	return login, ""
+}
+
+// displayNameProblem checks a display name; it returns the name as stored.
+func displayNameProblem(name string) (string, string) {
+	name = strings.TrimSpace(name)
+	if !utf8.ValidString(name) || utf8.RuneCountInString(name) > maxDisplayName {
+		return name, fmt.Sprintf("表示名は %d 文字以内にしてください。", maxDisplayName)
+	}
+	for _, r := range name {
+		if unicode.IsControl(r) || !unicode.IsPrint(r) && r != ' ' {
+			return name, "表示名に使えない文字が含まれています。"
+		}
+	}
+	return name, ""
+}
+
+// newAccountProblem checks everything a new account needs.
+func newAccountProblem(login, displayName, password, password2 string) (string, string, string) {
+	login, msg := loginProblem(login)
+	if msg != "" {
+		return login, displayName, msg
+	}
+	displayName, msg = displayNameProblem(displayName)
+	if msg != "" {
+		return login, displayName, msg
+	}
+	if msg := passwordProblem(password, login, displayName); msg != "" {
+		return login, displayName, msg
+	}
+	if password != password2 {
+		return login, displayName, msgPasswordsDiffer
+	}
+	return login, displayName, ""
+}
+
+// safeNext returns next when it is a path on this server, else "/". Only
+// "/..." is allowed; "//host", "/\host", schemes, hosts and control
+// characters (browsers drop tabs and newlines, turning "/\t/x" into "//x")
+// are refused.
+func safeNext(next string) string {
+	if next == "" || len(next) > 2048 || next[0] != '/' || strings.HasPrefix(next, "//") {
+		return "/"
+	}
+	for _, r := range next {
+		if r == '\\' || unicode.IsControl(r) || unicode.IsSpace(r) {
+			return "/"
+		}
+	}
+	u, err := url.Parse(next)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || !strings.HasPrefix(u.Path, "/") {
+		return "/"
+	}
+	if u.Path == "/login" || u.Path == "/logout" {
+		return "/"
+	}
+	return next
+}
+
+func (a *accounts) loginPage(c echo.Context) error {
+	next := safeNext(c.QueryParam("next"))
+	if _, ok := currentUser(c); ok {
+		return c.Redirect(http.StatusSeeOther, next)
+	}
+	return render(c, http.StatusOK, views.LoginPage(a.page(c, "ログイン"), views.LoginForm{Next: next}))
+}
+
+// login signs a user in. Wrong passwords, unknown logins and disabled
+// accounts get the same answer after the same work; the attempt counts
+// against the limits in ratelimit.go before the password is checked.
+func (a *accounts) login(c echo.Context) error {
+	ctx := c.Request().Context()
+	name, password := c.FormValue("login"), c.FormValue("password")
+	form := views.LoginForm{Login: name, Next: safeNext(c.FormValue("next"))}
+	ok, err := a.reserveAttempt(c, name)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		a.log.WarnContext(ctx, "sign-in refused", "login", logSafe(name), "ip", c.RealIP(), "reason", "rate_limited")
+		form.Error = msgTooManyAttempts
+		return render(c, http.StatusTooManyRequests, views.LoginPage(a.page(c, "ログイン"), form))
+	}
+	u, reason, err := a.authenticate(ctx, name, password)
+	if err != nil {
+		return a.hashError(err)
+	}
+	if reason != "" {
+		a.log.WarnContext(ctx, "sign-in failed", "login", logSafe(name), "ip", c.RealIP(), "reason", reason)
+		form.Error = msgBadCredentials
+		return render(c, http.StatusUnprocessableEntity, views.LoginPage(a.page(c, "ログイン"), form))
+	}
+	if err := a.attemptSucceeded(c, name); err != nil {
+		return err
+	}
+	if err := a.startSession(c, u); err != nil {
+		return err
+	}
+	a.log.InfoContext(ctx, "signed in", "user_id", u.ID, "login", u.Login, "ip", c.RealIP())
+	return c.Redirect(http.StatusSeeOther, form.Next)
+}
+
+// authenticate checks a login and password. reason is "" on success, else
+// why it failed, for the log only.
+func (a *accounts) authenticate(ctx context.Context, login, password string) (quiz.User, string, error) {
+	cred, err := a.db.Credentials(ctx, normalLogin(login))
+	if errors.Is(err, quiz.ErrNotFound) {
+		// Hash anyway: the answer must not come faster for unknown logins.
+		if _, err := a.hash.hash(ctx, password); err != nil {
+			return quiz.User{}, "", err
+		}
+		return quiz.User{}, "unknown_login", nil
+	}
+	if err != nil {
+		return quiz.User{}, "", err
+	}
+	ok, rehash, err := a.hash.verify(ctx, cred.PasswordHash, password)
+	if err != nil {
+		return quiz.User{}, "", err
+	}
+	switch {
+	case !ok:
+		return quiz.User{}, "bad_password", nil
+	case cred.Disabled:
+		return quiz.User{}, "disabled", nil
+	}
+	if rehash {
+		// Upgrade the stored hash to the current costs; failing that is
+		// only logged, the sign-in stands.
+		h, err := a.hash.hash(ctx, password)
+		if err == nil {
+			err = a.db.RehashPassword(ctx, cred.User.ID, h)
+		}
+		if err != nil {
+			a.log.WarnContext(ctx, "rehash password", "user_id", cred.User.ID, "err", err)
+		}
+	}
+	return cred.User, "", nil
+}
+
+// hashError turns a busy hasher into a 503; other errors pass.
+func (a *accounts) hashError(err error) error {
+	if errors.Is(err, errHashBusy) {
+		return echo.NewHTTPError(http.StatusServiceUnavailable).SetInternal(err)
+	}
+	return err
+}
+
+// logout ends this browser's session on the server and drops its cookies.
+func (a *accounts) logout(c echo.Context) error {
+	ctx := c.Request().Context()
+	if hash, ok := c.Get(sessionHashKey).([]byte); ok {
+		if err := a.db.DeleteSession(ctx, hash); err != nil {
+			return err
+		}
+	}
+	if u, ok := currentUser(c); ok {
+		a.log.InfoContext(ctx, "signed out", "user_id", u.ID, "login", u.Login, "ip", c.RealIP())
+	}
+	a.clearSessionCookie(c)
+	a.rotateCSRF(c)
+	return c.Redirect(http.StatusSeeOther, "/")
+}
+
+// registerForm is the registration page as the current settings make it.
+func (a *accounts) registerForm(ctx context.Context) (views.RegisterForm, error) {
+	var f views.RegisterForm
+	hasAdmin, err := a.db.HasAdmin(ctx)
+	if err != nil {
+		return f, err
+	}
+	mode, err := a.db.RegistrationMode(ctx)
+	if err != nil {
+		return f, err
+	}
+	f.Closed, f.InviteOnly = !hasAdmin, mode == store.RegistrationInvite
+	return f, nil
+}
+
+func (a *accounts) registerPage(c echo.Context) error {
+	if _, ok := currentUser(c); ok {
+		return c.Redirect(http.StatusSeeOther, "/")
+	}
+	f, err := a.registerForm(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, views.RegisterPage(a.page(c, "アカウント登録"), f))
+}
+
+// register creates a member account and signs it in.
+func (a *accounts) register(c echo.Context) error {
+	if _, ok := currentUser(c); ok {
+		return c.Redirect(http.StatusSeeOther, "/")
+	}
+	ctx := c.Request().Context()
+	f, err := a.registerForm(ctx)
+	if err != nil {
+		return err
+	}
+	if f.Closed {
+		return render(c, http.StatusForbidden, views.RegisterPage(a.page(c, "アカウント登録"), f))
+	}
+	password := c.FormValue("password")
+	f.Invite = strings.TrimSpace(c.FormValue("invite"))
+	var login, name, msg string
+	login, name, msg = newAccountProblem(c.FormValue("login"), c.FormValue("display_name"), password, c.FormValue("password2"))
+	f.Login, f.DisplayName = login, name
+	if msg == "" && f.InviteOnly && f.Invite == "" {
+		msg = msgInviteNeeded
+	}
+	if msg != "" {
+		f.Error = msg
+		return render(c, http.StatusUnprocessableEntity, views.RegisterPage(a.page(c, "アカウント登録"), f))
+	}
+	hash, err := a.hash.hash(ctx, password)
+	if err != nil {
+		return a.hashError(err)
+	}
+	var invite []byte
+	if f.Invite != "" {
+		invite = hashToken(f.Invite)
+	}
+	u, err := a.db.Register(ctx, store.NewUser{Login: login, DisplayName: name, PasswordHash: hash}, invite, time.Now())
+	switch {
+	case errors.Is(err, store.ErrLoginTaken):
+		f.Error = msgLoginTaken
+	case errors.Is(err, store.ErrTokenInvalid):
+		f.Error = msgInviteInvalid
+	case errors.Is(err, store.ErrRegistrationClosed):
+		f.Error = msgInviteNeeded
+		f.InviteOnly = true
+	case err != nil:
+		return err
+	}
+	if f.Error != "" {
+		a.log.InfoContext(ctx, "registration refused", "login", logSafe(login), "ip", c.RealIP(), "err", err)
+		return render(c, http.StatusUnprocessableEntity, views.RegisterPage(a.page(c, "アカウント登録"), f))
+	}
+	a.log.InfoContext(ctx, "registered", "user_id", u.ID, "login", u.Login, "ip", c.RealIP(), "invite", invite != nil)
+	if err := a.startSession(c, u); err != nil {
+		return err
+	}
+	return c.Redirect(http.StatusSeeOther, "/")
+}
+
+// accountNotice is the message /account?done=... shows; only fixed texts.
+func accountNotice(done string) string {
+	switch done {
+	case "name":
+		return "表示名を保存しました。"
+	case "password":
+		return "パスワードを変更しました。ほかの端末のログインは終了しました。"
+	}
+	return ""
+}
+
+func (a *accounts) accountForm(c echo.Context) views.AccountForm {
+	u, _ := currentUser(c)
+	return views.AccountForm{Login: u.Login, DisplayName: u.DisplayName, Admin: u.IsAdmin()}
+}
+
+func (a *accounts) accountPage(c echo.Context) error {
+	f := a.accountForm(c)
+	f.Notice = accountNotice(c.QueryParam("done"))
+	return render(c, http.StatusOK, views.AccountPage(a.page(c, "アカウント"), f))
+}
+
+func (a *accounts) changeName(c echo.Context) error {
+	u, _ := currentUser(c)
+	name, msg := displayNameProblem(c.FormValue("display_name"))
+	if msg != "" {
+		f := a.accountForm(c)
+		f.DisplayName, f.NameError = name, msg
+		return render(c, http.StatusUnprocessableEntity, views.AccountPage(a.page(c, "アカウント"), f))
+	}
+	if err := a.db.SetDisplayName(c.Request().Context(), u.ID, name); err != nil {
+		return err
+	}
+	return c.Redirect(http.StatusSeeOther, "/account?done=name")
+}
+
+// changePassword needs the current password (counted like a sign-in
+// attempt). It ends every session of the user, then signs this browser in
+// again with a new token.
+func (a *accounts) changePassword(c echo.Context) error {
+	ctx := c.Request().Context()
+	u, _ := currentUser(c)
+	current, password := c.FormValue("current_password"), c.FormValue("password")
+	fail := func(status int, msg string) error {
+		f := a.accountForm(c)
+		f.PasswordError = msg
+		return render(c, status, views.AccountPage(a.page(c, "アカウント"), f))
+	}
+	if msg := passwordProblem(password, u.Login, u.DisplayName); msg != "" {
+		return fail(http.StatusUnprocessableEntity, msg)
+	}
+	if password != c.FormValue("password2") {
+		return fail(http.StatusUnprocessableEntity, msgPasswordsDiffer)
+	}
+	ok, err := a.reserveAttempt(c, u.Login)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		a.log.WarnContext(ctx, "password change refused", "user_id", u.ID, "ip", c.RealIP(), "reason", "rate_limited")
+		return fail(http.StatusTooManyRequests, msgTooManyAttempts)
+	}
+	stored, err := a.db.PasswordHash(ctx, u.ID)
+	if err != nil {
+		return err
+	}
+	if ok, _, err = a.hash.verify(ctx, stored, current); err != nil {
+		return a.hashError(err)
+	}
+	if !ok {
+		a.log.WarnContext(ctx, "password change failed", "user_id", u.ID, "ip", c.RealIP(), "reason", "bad_password")
+		return fail(http.StatusUnprocessableEntity, msgWrongCurrent)
+	}
+	hash, err := a.hash.hash(ctx, password)
+	if err != nil {
+		return a.hashError(err)
+	}
+	tok, tokHash, err := newToken()
+	if err != nil {
+		return err
+	}
+	now := time.Now()
+	expires := now.Add(absoluteTimeout)
+	if err := a.db.ChangePassword(ctx, u.ID, hash, now, &store.NewSession{TokenHash: tokHash, ExpiresAt: expires}); err != nil {
+		return err
+	}
+	if err := a.attemptSucceeded(c, u.Login); err != nil {
+		return err
+	}
+	a.setSessionCookie(c, tok, expires)
+	a.rotateCSRF(c)
+	a.log.InfoContext(ctx, "password changed", "user_id", u.ID, "login", u.Login, "ip", c.RealIP())
+	return c.Redirect(http.StatusSeeOther, "/account?done=password")
+}
+
+// CreateUser adds an account after the same checks as registration (login
+// name, display name, password policy). The command line uses it.
+func (s *Server) CreateUser(ctx context.Context, login, displayName, password string, role quiz.Role) (quiz.User, error) {
+	login, displayName, msg := newAccountProblem(login, displayName, password, password)
+	if msg != "" {
+		return quiz.User{}, fmt.Errorf("%s: %w", msg, quiz.ErrInvalid)
+	}
+	hash, err := newHasher(s.cfg.Password).hash(ctx, password)
+	if err != nil {
+		return quiz.User{}, err
+	}
+	u, err := s.db.CreateUser(ctx, store.NewUser{Login: login, DisplayName: displayName, PasswordHash: hash, Role: role}, time.Now())
+	if err != nil {
+		return quiz.User{}, err
+	}
+	s.log.InfoContext(ctx, "user created", "user_id", u.ID, "login", u.Login, "role", string(u.Role), "by", "cli")
+	return u, nil
+}
+
+// ResetPassword gives an account a new password (policy checked) and ends
+// all its sessions. The command line uses it when a password is lost.
+func (s *Server) ResetPassword(ctx context.Context, login, password string) error {
+	login = normalLogin(login)
+	if msg := passwordProblem(password, login, ""); msg != "" {
+		return fmt.Errorf("%s: %w", msg, quiz.ErrInvalid)
+	}
+	hash, err := newHasher(s.cfg.Password).hash(ctx, password)
+	if err != nil {
+		return err
+	}
+	if err := s.db.ChangePasswordByLogin(ctx, login, hash, time.Now()); err != nil {
+		return err
+	}
+	s.log.InfoContext(ctx, "password reset", "login", login, "by", "cli")
+	return nil
+}

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"log/slog"
+	"net/http"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -11,8 +12,23 @@ import (
 
 const csrfContextKey = "csrf"
 
-// bodyLimit caps request bodies; upload routes set their own larger limit.
-const bodyLimit = "1M"
+// Request body limits: small for forms, larger for the admin upload routes.
+const (
+	bodyLimit       = "1M"
+	uploadBodyLimit = "6M"
+)
+
+// isUpload reports whether a request posts files to an admin upload route.
+func isUpload(c echo.Context) bool {
+	if c.Request().Method != http.MethodPost {
+		return false
+	}
+	switch c.Request().URL.Path {
+	case "/admin/import", "/admin/ingest":
+		return true
+	}
+	return false
+}
 
 // contentSecurityPolicy allows no inline script or style and nothing from
 // another origin.
@@ -21,7 +37,9 @@ const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 
 
 // middleware returns the chain every request passes, in order: request id
 // and logging first so that every response is logged; then security headers,
-// so that errors carry them too; then the body limit.
+// so that errors carry them too; then the body limit, before CSRF because
+// CSRF reads the form; then CSRF, so that a refused request has touched
+// nothing; then the session, which puts the signed-in user in the context.
 func (s *Server) middleware() []echo.MiddlewareFunc {
 	return []echo.MiddlewareFunc{
 		middleware.RequestID(),
@@ -33,7 +51,10 @@ func (s *Server) middleware() []echo.MiddlewareFunc {
 				return err
 			},
 		}),
-		middleware.BodyLimit(bodyLimit),
+		middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{Limit: bodyLimit, Skipper: isUpload}),
+		middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{Limit: uploadBodyLimit, Skipper: func(c echo.Context) bool { return !isUpload(c) }}),
+		s.csrf(),
+		s.loadSession,
 	}
 }
 

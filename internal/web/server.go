@@ -20,6 +20,9 @@ type Config struct {
 	// SecureCookies marks cookies Secure even when requests arrive over
 	// plain HTTP (set it when a TLS-terminating proxy sits in front).
 	SecureCookies bool
+	// Password sets the argon2id costs of new password hashes; zero values
+	// mean DefaultPasswordParams. Tests use cheap ones.
+	Password PasswordParams
 }
 
 // Server is kubequiz's HTTP handler.

@@ -1,0 +1,182 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"strings"
+
+	"golang.org/x/term"
+
+	"kubequiz/internal/quiz"
+	"kubequiz/internal/store"
+	"kubequiz/internal/web"
+)
+
+const userUsage = `usage:
+  kubequiz user add [-admin] [-name DISPLAY_NAME] [-db PATH] LOGIN
+  kubequiz user passwd [-db PATH] LOGIN
+
+The password is never a flag. From a terminal it is asked twice without
+echo; otherwise the first line of standard input is the password:
+  printf '%s\n' "$PASSWORD" | kubequiz user add -admin admin`
+
+// maxPasswordInput bounds what is read from standard input.
+const maxPasswordInput = 4096
+
+// userCmd manages accounts from the command line: "add" creates one (the
+// first admin, typically), "passwd" sets a new password and ends the
+// account's sessions.
+func userCmd(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		io.WriteString(stderr, userUsage+"\n")
+		return usageError{"user: no subcommand given (add or passwd)"}
+	}
+	sub, rest := args[0], args[1:]
+	if sub != "add" && sub != "passwd" {
+		io.WriteString(stderr, userUsage+"\n")
+		return usageError{fmt.Sprintf("user: unknown subcommand %q", sub)}
+	}
+	var dbPath, name string
+	var admin bool
+	fs := newFlagSet("user "+sub, stderr)
+	stringVar(fs, &dbPath, settingDB, getenv)
+	if sub == "add" {
+		fs.BoolVar(&admin, "admin", false, "give the account the admin role")
+		fs.StringVar(&name, "name", "", "display name")
+	}
+	login, err := parseWithLogin(fs, rest)
+	if err != nil {
+		return err
+	}
+
+	password, err := readPassword(stdin, stderr)
+	if err != nil {
+		return fmt.Errorf("user %s: %w", sub, err)
+	}
+	db, err := store.Open(ctx, dbPath)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	srv, err := web.New(web.Config{}, db, newLogger("text", stderr))
+	if err != nil {
+		return err
+	}
+	if sub == "passwd" {
+		if err := srv.ResetPassword(ctx, login, password); err != nil {
+			return fmt.Errorf("user passwd %s: %w", login, err)
+		}
+		fmt.Fprintf(stdout, "password of %s changed; its sessions have ended\n", strings.ToLower(login))
+		return nil
+	}
+	role := quiz.RoleMember
+	if admin {
+		role = quiz.RoleAdmin
+	}
+	u, err := srv.CreateUser(ctx, login, name, password, role)
+	if err != nil {
+		return fmt.Errorf("user add %s: %w", login, err)
+	}
+	fmt.Fprintf(stdout, "created %s %s\n", u.Role, u.Login)
+	return nil
+}
+
+// parseWithLogin parses flags around exactly one LOGIN argument, so that
+// both "add -admin bob" and "add bob -admin" work.
+func parseWithLogin(fs *flag.FlagSet, args []string) (string, error) {
+	var login string
+	for {
+		if err := parseFlagsOnly(fs, args); err != nil {
+			return "", err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			break
+		}
+		if login != "" {
+			return "", usageError{fmt.Sprintf("%s: unexpected argument %q", fs.Name(), rest[0])}
+		}
+		login, args = rest[0], rest[1:]
+	}
+	if login == "" {
+		return "", usageError{fmt.Sprintf("%s: LOGIN missing", fs.Name())}
+	}
+	return login, nil
+}
+
+// parseFlagsOnly is parseFlags without the check for leftover arguments.
+func parseFlagsOnly(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return usageError{"help requested"}
+		}
+		return usageError{err.Error()}
+	}
+	return nil
+}
+
+// readPassword reads the new password: twice without echo from a terminal,
+// else the first line of stdin (without its line ending; nothing else is
+// trimmed, as the password is used exactly as typed).
+func readPassword(stdin io.Reader, stderr io.Writer) (string, error) {
+	if f, ok := stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		fmt.Fprint(stderr, "Password: ")
+		p1, err := term.ReadPassword(int(f.Fd()))
+		fmt.Fprintln(stderr)
+		if err != nil {
+			return "", fmt.Errorf("read password: %w", err)
+		}
+		fmt.Fprint(stderr, "Password again: ")
+		p2, err := term.ReadPassword(int(f.Fd()))
+		fmt.Fprintln(stderr)
+		if err != nil {
+			return "", fmt.Errorf("read password: %w", err)
+		}
+		if string(p1) != string(p2) {
+			return "", errors.New("the passwords do not match")
+		}
+		return string(p1), nil
+	}
+	if stdin == nil {
+		return "", errors.New("no password: give it on standard input")
+	}
+	line, err := bufio.NewReader(io.LimitReader(stdin, maxPasswordInput)).ReadString('\n')
+	if err != nil && !errors.Is(err, io.EOF) {
+		return "", fmt.Errorf("read password: %w", err)
+	}
+	line = strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r")
+	if line == "" {
+		return "", errors.New("no password: give it on standard input")
+	}
+	return line, nil
+}
+
+// announceSetup shows the one-time first-admin setup link while no admin
+// account exists. serve calls it once it listens on addr. The link carries
+// a secret, so it goes to standard output, for the operator, and the log
+// only says that it was printed.
+func announceSetup(ctx context.Context, srv *web.Server, addr string, stdout io.Writer, log *slog.Logger) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("setup link: %w", err)
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		host = "localhost"
+	}
+	link, ok, err := srv.SetupLink(ctx, "http://"+net.JoinHostPort(host, port))
+	if err != nil || !ok {
+		return err
+	}
+	fmt.Fprintf(stdout, "No admin account yet. Open this one-time link within 24 hours to create one\n"+
+		"(use the server's public address if you reach it through a proxy):\n  %s\n"+
+		"or run: kubequiz user add -admin LOGIN\n", link)
+	log.Warn("no admin account yet; a one-time setup link was printed on standard output", "valid_for", "24h")
+	return nil
+}

@@ -1,0 +1,87 @@
+package web
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/labstack/echo/v4"
+
+	"kubequiz/internal/store"
+)
+
+// loginLimits bound password guessing (ASVS 5.0 6.3.1). Failures are counted
+// in SQLite, so they survive restarts, within a sliding 15-minute window:
+//
+//   - 5 per account from one address: the usual brake on guessing one
+//     account's password. It cannot lock the owner out, who signs in from
+//     another address.
+//   - 20 per address, over all accounts: one machine trying many accounts.
+//   - 50 per account from all addresses: guessing spread over many machines.
+//     This one an attacker with several addresses could use to keep an
+//     account waiting; it is only ever a delay, lifting as soon as the
+//     oldest counted failure leaves the window, and it is high enough that
+//     the owner's own typing mistakes never reach it.
+//
+// Refused attempts are not counted, so the wait never grows past the window;
+// a right password clears the failures of that account from that address.
+// IPv6 addresses count by their /64 network (store.RateKey). The address is
+// the TCP peer (e.IPExtractor is echo.ExtractIPDirect), so clients cannot
+// choose it with headers.
+func loginLimits() store.LoginLimits {
+	return store.LoginLimits{
+		Window:       15 * time.Minute,
+		PerAccountIP: 5,
+		PerIP:        20,
+		PerAccount:   50,
+	}
+}
+
+// reserveAttempt counts a sign-in (or current-password) attempt before the
+// password is checked. It returns false when a limit is reached.
+func (s *Server) reserveAttempt(c echo.Context, login string) (bool, error) {
+	err := s.db.ReserveLoginAttempt(c.Request().Context(), rateLogin(login), c.RealIP(), time.Now(), loginLimits())
+	if errors.Is(err, store.ErrRateLimited) {
+		c.Response().Header().Set("Retry-After", strconv.Itoa(int(loginLimits().Window/time.Second)))
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// attemptSucceeded forgets the failures of this login from this address.
+func (s *Server) attemptSucceeded(c echo.Context, login string) error {
+	return s.db.ClearLoginFailures(c.Request().Context(), rateLogin(login), c.RealIP())
+}
+
+// rateLogin is the key a login name is counted under: the name as sign-in
+// looks it up (normalLogin), so that "Root " cannot dodge the count of
+// "root", cut to 64 bytes, so that odd input cannot grow the table.
+func rateLogin(login string) string {
+	login = normalLogin(login)
+	if len(login) > 64 {
+		login = login[:64]
+	}
+	return login
+}
+
+// logSafe makes user input fit for a log line: control characters (line
+// breaks included) become U+FFFD and it is cut to 64 characters. slog
+// quotes values as well; this keeps forged lines out of any handler.
+func logSafe(s string) string {
+	var b strings.Builder
+	n := 0
+	for _, r := range s {
+		if n == 64 {
+			b.WriteString("…")
+			break
+		}
+		if unicode.IsControl(r) || r == unicode.ReplacementChar || !unicode.IsPrint(r) && r != ' ' {
+			r = unicode.ReplacementChar
+		}
+		b.WriteRune(r)
+		n++
+	}
+	return b.String()
+}
