@@ -38,31 +38,51 @@ func benchCases(tb testing.TB, s *Scheduler) []benchCase {
 	return cases
 }
 
+// benchParams are the server defaults (interval spread on) and the same
+// without the spread, whose seed hashing is most of the cost of a review.
+func benchParams() []struct {
+	name string
+	p    Params
+} {
+	return []struct {
+		name string
+		p    Params
+	}{{"defaults", DefaultParams()}, {"no-spread", referenceParams(true)}}
+}
+
 func BenchmarkReview(b *testing.B) {
-	s := mustScheduler(b, DefaultParams())
-	cases := benchCases(b, s)
-	b.ReportAllocs()
-	i := 0
-	for b.Loop() {
-		c := &cases[i%len(cases)]
-		if _, _, err := s.Review(c.card, c.g, c.now); err != nil {
-			b.Fatal(err)
-		}
-		i++
+	for _, bp := range benchParams() {
+		b.Run(bp.name, func(b *testing.B) {
+			s := mustScheduler(b, bp.p)
+			cases := benchCases(b, s)
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				c := &cases[i%len(cases)]
+				if _, _, err := s.Review(c.card, c.g, c.now); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+		})
 	}
 }
 
 func BenchmarkPreview(b *testing.B) {
-	s := mustScheduler(b, DefaultParams())
-	cases := benchCases(b, s)
-	b.ReportAllocs()
-	i := 0
-	for b.Loop() {
-		c := &cases[i%len(cases)]
-		if _, err := s.Preview(c.card, c.now); err != nil {
-			b.Fatal(err)
-		}
-		i++
+	for _, bp := range benchParams() {
+		b.Run(bp.name, func(b *testing.B) {
+			s := mustScheduler(b, bp.p)
+			cases := benchCases(b, s)
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				c := &cases[i%len(cases)]
+				if _, err := s.Preview(c.card, c.now); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+		})
 	}
 }
 

@@ -63,6 +63,9 @@ func FuzzReview(f *testing.F) {
 	f.Add([]byte{0, 128, 255, 0x35, 0, 0, 0, 0, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255},
 		int64(-86400*365), []byte{4, 0, 0, 0, 0, 8, 100, 0, 0, 0, 12, 0, 0, 1, 0, 1, 0, 0, 0, 0})
 	f.Add([]byte{2, 255, 129, 0x51}, int64(253402300799-86400*36500*3), []byte{7, 9, 9, 9, 9, 11, 200, 200, 200, 200})
+	// Day-length learning step whose Hard delay (36h05m) sends a card to
+	// Review with a due time that is not a whole number of days away.
+	f.Add([]byte("000X"), int64(243941500651), []byte("00000"))
 	scales := [4]uint64{600, 2 * 86400, 400 * 86400, 36525 * 86400}
 	f.Fuzz(func(t *testing.T, settings []byte, start int64, ops []byte) {
 		p := paramsFromBytes(settings)
