@@ -9,4 +9,77 @@
       evt.detail.headers["X-CSRF-Token"] = meta.getAttribute("content");
     }
   });
+
+  // htmx leaves error responses unswapped; in the study area, show the
+  // error message the server sent instead of doing nothing.
+  document.addEventListener("htmx:beforeSwap", function (evt) {
+    var target = evt.detail.target;
+    if (evt.detail.xhr.status >= 400 && target && target.id === "study") {
+      evt.detail.shouldSwap = true;
+      evt.detail.isError = false;
+    }
+  });
+
+  // Study keys. 1-4 grade, Enter grades with the preselected button, Space
+  // reveals a flashcard. While typing in a field only Enter is handled, and
+  // the browser already submits the form for it.
+  function typing(el) {
+    if (!el) {
+      return false;
+    }
+    if (el.isContentEditable || el.tagName === "TEXTAREA" || el.tagName === "SELECT") {
+      return true;
+    }
+    return el.tagName === "INPUT" && ["radio", "checkbox", "submit", "button", "hidden"].indexOf(el.type) < 0;
+  }
+
+  // busy is set from the moment a study form is sent until htmx has
+  // settled the new content (htmx binds the new forms only then), so that
+  // a held or quickly repeated key neither sends a form twice nor submits
+  // a form that htmx has not taken over yet.
+  var busy = false;
+  document.addEventListener("htmx:beforeRequest", function (evt) {
+    if (evt.target.closest && evt.target.closest("#study")) {
+      busy = true;
+    }
+  });
+  document.addEventListener("htmx:afterRequest", function (evt) {
+    if (!evt.detail.successful) {
+      busy = false;
+    }
+  });
+  document.addEventListener("htmx:afterSettle", function () {
+    busy = false;
+  });
+
+  document.addEventListener("keydown", function (evt) {
+    if (evt.defaultPrevented || evt.altKey || evt.ctrlKey || evt.metaKey || evt.isComposing) {
+      return;
+    }
+    var study = document.getElementById("study");
+    if (!study || typing(evt.target)) {
+      return;
+    }
+    var grade = study.querySelector("form.study-grade");
+    var button = null;
+    if (grade && /^[1-4]$/.test(evt.key)) {
+      button = grade.querySelector('button[name="rating"][value="' + evt.key + '"]');
+    } else if (grade && evt.key === "Enter") {
+      // A focused button is clicked by the browser itself.
+      if (evt.target.tagName === "BUTTON" || evt.target.tagName === "A") {
+        return;
+      }
+      button = grade.querySelector('button[name="rating"][aria-pressed="true"]');
+    } else if (evt.key === " " && evt.target.tagName !== "BUTTON") {
+      button = study.querySelector("button[data-reveal]");
+    }
+    if (!button) {
+      return;
+    }
+    evt.preventDefault();
+    if (busy || evt.repeat) {
+      return;
+    }
+    button.click();
+  });
 })();

@@ -107,12 +107,12 @@ func Normalize(s string) string {
 // Response is a learner's answer. Choice indices refer to Question.Choices
 // and Items in their stored (canonical) order, whatever order was shown.
 type Response struct {
-	Choice   int      // single_choice; -1 when none was picked
-	Selected []int    // multi_choice
-	Bool     *bool    // true_false
-	Texts    []string // cloze: one per gap; typed: one
-	Order    []int    // order: item indices in the order the learner put them
-	Revealed bool     // flashcard: the learner turned the card over
+	Choice   int      `json:"choice"`             // single_choice; -1 when none was picked
+	Selected []int    `json:"selected,omitempty"` // multi_choice
+	Bool     *bool    `json:"bool,omitempty"`     // true_false
+	Texts    []string `json:"texts,omitempty"`    // cloze: one per gap; typed: one
+	Order    []int    `json:"order,omitempty"`    // order: item indices in the order the learner put them
+	Revealed bool     `json:"revealed,omitempty"` // flashcard: the learner turned the card over
 }
 
 // Result is the outcome of grading one response.

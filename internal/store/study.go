@@ -36,7 +36,7 @@ type querier interface {
 }
 
 // deckProgressQuery counts, per deck with published questions, the learner's
-// cards. ?1 user id, ?2 now (ms), ?3 a deck slug or '' for every deck. The
+// cards. ?1 user id, ?2 now (ms), ?3 a deck slug or ” for every deck. The
 // plan walks questions_deck_status per deck and looks each card up by its
 // primary key.
 const deckProgressQuery = `
@@ -145,32 +145,35 @@ func studyDay(now time.Time, loc *time.Location) (start, next time.Time) {
 
 // studySettings are a learner's study preferences, read from their users row.
 type studySettings struct {
-	loc           *time.Location
-	retention     float64
+	timezone      string
 	newPerDay     int
 	reviewsPerDay int
 }
 
 // loadStudySettings reads userID's settings. An unknown user is
-// quiz.ErrNotFound; a time zone this machine does not know counts as UTC.
+// quiz.ErrNotFound.
 func loadStudySettings(ctx context.Context, q querier, userID int64) (studySettings, error) {
-	var (
-		s  studySettings
-		tz string
-	)
-	err := q.QueryRowContext(ctx, `SELECT timezone, desired_retention, new_per_day, reviews_per_day
-		FROM users WHERE id = ?`, userID).Scan(&tz, &s.retention, &s.newPerDay, &s.reviewsPerDay)
+	var s studySettings
+	err := q.QueryRowContext(ctx, `SELECT timezone, new_per_day, reviews_per_day
+		FROM users WHERE id = ?`, userID).Scan(&s.timezone, &s.newPerDay, &s.reviewsPerDay)
 	if errors.Is(err, sql.ErrNoRows) {
 		return s, fmt.Errorf("user %d: %w", userID, quiz.ErrNotFound)
 	}
 	if err != nil {
 		return s, fmt.Errorf("user %d settings: %w", userID, err)
 	}
-	s.loc = time.UTC
-	if loc, err := time.LoadLocation(tz); err == nil {
-		s.loc = loc
-	}
 	return s, nil
+}
+
+// location returns the learner's time zone; one this machine does not know
+// counts as UTC. (Loading a zone reads a file, so callers load it only when
+// they need it.)
+func (s studySettings) location() *time.Location {
+	loc, err := time.LoadLocation(s.timezone)
+	if err != nil {
+		return time.UTC
+	}
+	return loc
 }
 
 // scheduler returns the FSRS scheduler for a desired retention: the server

@@ -37,12 +37,14 @@ type guarded struct {
 	mw     []echo.MiddlewareFunc
 }
 
-func (g guarded) GET(path string, h echo.HandlerFunc) *echo.Route {
-	return g.e.GET(g.prefix+path, h, g.mw...)
+// GET registers a page for GET and HEAD.
+func (g guarded) GET(path string, h echo.HandlerFunc) {
+	g.e.Match([]string{http.MethodGet, http.MethodHead}, g.prefix+path, h, g.mw...)
 }
 
-func (g guarded) POST(path string, h echo.HandlerFunc) *echo.Route {
-	return g.e.POST(g.prefix+path, h, g.mw...)
+// POST registers a form action.
+func (g guarded) POST(path string, h echo.HandlerFunc) {
+	g.e.POST(g.prefix+path, h, g.mw...)
 }
 
 // staticFile serves an embedded file. Its URL carries a content hash and

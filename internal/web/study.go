@@ -1,3 +1,181 @@
 package web
 
-func (s *Server) studyRoutes(r guarded) {}
+import (
+	"net/http"
+	"time"
+
+	"github.com/a-h/templ"
+	"github.com/labstack/echo/v4"
+
+	"kubequiz/internal/quiz"
+	"kubequiz/internal/store"
+	"kubequiz/views"
+)
+
+// studyRoutes serves the decks page and the review loop. Every form works
+// as a plain POST; htmx, when present, swaps the answer into the page.
+func (s *Server) studyRoutes(r guarded) {
+	r.GET("/decks", s.decks)
+	r.POST("/decks/:slug/subscription", s.setSubscription)
+	r.GET("/study", s.study)
+	r.GET("/study/:slug", s.study)
+	r.POST("/study/answer", s.answer)
+	r.POST("/study/grade", s.grade)
+}
+
+// decks lists every deck with published questions and the learner's counts.
+func (s *Server) decks(c echo.Context) error {
+	u, err := studyUser(c)
+	if err != nil {
+		return err
+	}
+	list, err := s.db.StudyDecks(c.Request().Context(), u.ID, time.Now())
+	if err != nil {
+		return err
+	}
+	rows := make([]views.DeckRow, len(list))
+	for i, d := range list {
+		rows[i] = deckRow(d)
+	}
+	return render(c, http.StatusOK, views.DecksPage(s.page(c, "デッキ"), rows))
+}
+
+// setSubscription subscribes to a deck (subscribed=1) or unsubscribes
+// (subscribed=0). htmx gets the deck's new card; a plain form post goes
+// back to the decks page.
+func (s *Server) setSubscription(c echo.Context) error {
+	u, err := studyUser(c)
+	if err != nil {
+		return err
+	}
+	var on bool
+	switch c.FormValue("subscribed") {
+	case "1":
+		on = true
+	case "0":
+	default:
+		return echo.NewHTTPError(http.StatusBadRequest)
+	}
+	d, err := s.db.SetSubscription(c.Request().Context(), u.ID, c.Param("slug"), on, time.Now())
+	if err != nil {
+		return err
+	}
+	if !hxRequest(c) {
+		return c.Redirect(http.StatusSeeOther, "/decks")
+	}
+	return render(c, http.StatusOK, views.DeckCard(deckRow(d), s.page(c, "").CSRFToken))
+}
+
+// study shows the next card of every subscribed deck (/study) or of one
+// deck (/study/:slug), or what is coming when nothing is due.
+func (s *Server) study(c echo.Context) error {
+	u, err := studyUser(c)
+	if err != nil {
+		return err
+	}
+	now := time.Now()
+	next, err := s.db.NextCard(c.Request().Context(), u.ID, c.Param("slug"), now)
+	if err != nil {
+		return err
+	}
+	return s.renderNext(c, next, "", now)
+}
+
+// answer checks a submitted answer and shows the feedback with the grade
+// buttons. Nothing is recorded until a grade is chosen.
+func (s *Server) answer(c echo.Context) error {
+	u, err := studyUser(c)
+	if err != nil {
+		return err
+	}
+	f, err := bindStudyForm(c)
+	if err != nil {
+		return err
+	}
+	form, err := c.FormParams()
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest).SetInternal(err)
+	}
+	now := time.Now()
+	card, err := s.db.PreviewCard(c.Request().Context(), u.ID, f.questionID, now)
+	if err != nil {
+		return err
+	}
+	resp := parseResponse(form, card.Question.Question)
+	v := feedback(f, card, resp, s.page(c, "").CSRFToken, now)
+	return s.renderStudy(c, v.Scope, views.StudyAnswered(v))
+}
+
+// grade records the review of an answered presentation and moves on. The
+// answer is graded again on the server; a repeated submit of the same
+// presentation records nothing more.
+func (s *Server) grade(c echo.Context) error {
+	u, err := studyUser(c)
+	if err != nil {
+		return err
+	}
+	in, err := bindGradeForm(c)
+	if err != nil {
+		return err
+	}
+	now := time.Now()
+	in.review.UserID, in.review.At = u.ID, now
+	rec, err := s.db.RecordReview(c.Request().Context(), in.review)
+	if err != nil {
+		return err
+	}
+	scope := views.StudyScope{Slug: in.form.scope}
+	if !hxRequest(c) {
+		return c.Redirect(http.StatusSeeOther, scope.URL())
+	}
+	next, err := s.db.NextCard(c.Request().Context(), u.ID, in.form.scope, now)
+	if err != nil {
+		return err
+	}
+	return s.renderNext(c, next, gradeNotice(rec), now)
+}
+
+// renderNext shows the card the queue served, or the empty queue.
+func (s *Server) renderNext(c echo.Context, next store.StudyNext, notice string, now time.Time) error {
+	scope := views.StudyScope{Slug: next.Deck.Slug, Title: next.Deck.Title}
+	csrf := s.page(c, "").CSRFToken
+	if !next.Found {
+		return s.renderStudy(c, scope, views.StudyEmpty(emptyQueue(next, scope, notice, now)))
+	}
+	v := presentation(next.Card, scope, csrf, newPresentationID(), now)
+	v.Notice = notice
+	return s.renderStudy(c, scope, views.StudyQuestion(v))
+}
+
+// renderStudy sends a study fragment to htmx, or a whole page around it.
+func (s *Server) renderStudy(c echo.Context, scope views.StudyScope, body templ.Component) error {
+	if hxRequest(c) {
+		return render(c, http.StatusOK, body)
+	}
+	title := "学習"
+	if scope.Title != "" {
+		title = scope.Title
+	}
+	return render(c, http.StatusOK, views.StudyPage(s.page(c, title), scope, body))
+}
+
+// studyUser is the signed-in user; the routes sit behind requireUser.
+func studyUser(c echo.Context) (quiz.User, error) {
+	u, ok := currentUser(c)
+	if !ok {
+		return u, echo.ErrUnauthorized
+	}
+	return u, nil
+}
+
+// hxRequest reports whether htmx sent the request (and wants a fragment).
+func hxRequest(c echo.Context) bool {
+	return c.Request().Header.Get("HX-Request") == "true"
+}
+
+func deckRow(d store.DeckProgress) views.DeckRow {
+	return views.DeckRow{
+		Slug: d.Slug, Title: d.Title, Release: d.Release, SIG: d.SIG, Description: d.Description,
+		Total: d.Questions, New: d.New, Learning: d.Learning, Due: d.Due, Subscribed: d.Subscribed,
+	}
+}

@@ -1,0 +1,210 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"kubequiz/internal/fsrs"
+	"kubequiz/internal/quiz"
+)
+
+// CardPreview is a card about to be graded: the question, the learner's
+// card, and the card each rating would produce.
+type CardPreview struct {
+	StudyCard
+	Outcomes fsrs.Outcomes
+}
+
+// cardForAnswerQuery loads, for user ?1, the published question ?2 with the
+// user's card (all card columns NULL when there is none) and their desired
+// retention. No row: the question does not exist or is not published.
+const cardForAnswerQuery = `SELECT u.desired_retention, ` + cardColumns + `, ` + questionColumns + `, d.title
+	FROM questions q
+	JOIN decks d ON d.id = q.deck_id
+	JOIN users u ON u.id = ?1
+	LEFT JOIN cards c ON c.user_id = ?1 AND c.question_id = q.id
+	WHERE q.id = ?2 AND q.status = 'published'`
+
+// cardForAnswer runs cardForAnswerQuery; a missing row is quiz.ErrNotFound.
+func cardForAnswer(ctx context.Context, q querier, userID, questionID int64, now time.Time) (StudyCard, float64, error) {
+	var retention float64
+	row := q.QueryRowContext(ctx, cardForAnswerQuery, userID, questionID)
+	sc, err := scanStudyCard(row, now, &retention)
+	if errors.Is(err, sql.ErrNoRows) {
+		return sc, 0, fmt.Errorf("question %d: %w", questionID, quiz.ErrNotFound)
+	}
+	if err != nil {
+		return sc, 0, fmt.Errorf("question %d: %w", questionID, err)
+	}
+	return sc, retention, nil
+}
+
+// PreviewCard returns the published question questionID with userID's card
+// for it and what each rating would do at now, for labelling the grade
+// buttons. A question that does not exist or is not published is
+// quiz.ErrNotFound.
+func (db *DB) PreviewCard(ctx context.Context, userID, questionID int64, now time.Time) (CardPreview, error) {
+	sc, retention, err := cardForAnswer(ctx, db.read, userID, questionID, now)
+	if err != nil {
+		return CardPreview{}, fmt.Errorf("store: preview card for user %d: %w", userID, err)
+	}
+	sched, err := scheduler(retention)
+	if err != nil {
+		return CardPreview{}, fmt.Errorf("store: preview card for user %d: %w", userID, err)
+	}
+	out, err := sched.Preview(sc.Card, reviewTime(sc.Card, now))
+	if err != nil {
+		return CardPreview{}, fmt.Errorf("store: preview card %d for user %d: %w", questionID, userID, err)
+	}
+	return CardPreview{StudyCard: sc, Outcomes: out}, nil
+}
+
+// reviewTime is now, or the card's last review if the clock is behind it
+// (FSRS refuses a review on an earlier day than the last one).
+func reviewTime(c fsrs.Card, now time.Time) time.Time {
+	if now.Before(c.LastReview) {
+		return c.LastReview
+	}
+	return now
+}
+
+// Review is one graded answer to record.
+type Review struct {
+	UserID     int64
+	QuestionID int64
+	// RequestID identifies the presentation answered. Recording the same
+	// RequestID again records nothing.
+	RequestID string
+	Rating    fsrs.Rating
+	// Response is the learner's answer; it is graded again here.
+	Response quiz.Response
+	// Duration is how long the learner took to answer.
+	Duration time.Duration
+	At       time.Time
+}
+
+// maxRequestID bounds the length of a request id.
+const maxRequestID = 64
+
+// Recorded is what RecordReview stored.
+type Recorded struct {
+	// Duplicate is true when the request id had been recorded already:
+	// nothing changed, and the fields describe the earlier review.
+	Duplicate  bool
+	Rating     fsrs.Rating
+	Correct    bool
+	ReviewedAt time.Time
+	// State and Due are the card's state and due time after the review.
+	State fsrs.State
+	Due   time.Time
+}
+
+// RecordReview grades r's response to the published question, applies the
+// rating to the user's card with the user's FSRS scheduler, and stores the
+// review log row and the new card state in one transaction. The same request
+// id recorded twice stores one review and leaves the card as the first
+// recording left it; a request id already used by another user or question
+// is quiz.ErrConflict. A question that does not exist or is not published is
+// quiz.ErrNotFound. Flashcards, which the learner grades themself, count as
+// correct when rated Hard or better.
+func (db *DB) RecordReview(ctx context.Context, r Review) (Recorded, error) {
+	var out Recorded
+	if !r.Rating.Valid() {
+		return out, fmt.Errorf("store: record review: rating %d: %w", r.Rating, quiz.ErrInvalid)
+	}
+	if r.RequestID == "" || len(r.RequestID) > maxRequestID {
+		return out, fmt.Errorf("store: record review: request id of %d bytes: %w", len(r.RequestID), quiz.ErrInvalid)
+	}
+	answer, err := json.Marshal(r.Response)
+	if err != nil {
+		return out, fmt.Errorf("store: record review: encode answer: %w", err)
+	}
+	err = db.tx(ctx, func(tx *sql.Tx) error {
+		sc, retention, err := cardForAnswer(ctx, tx, r.UserID, r.QuestionID, r.At)
+		if err != nil {
+			return err
+		}
+		sched, err := scheduler(retention)
+		if err != nil {
+			return err
+		}
+		at := reviewTime(sc.Card, r.At)
+		next, log, err := sched.Review(sc.Card, r.Rating, at)
+		if err != nil {
+			return err
+		}
+		res := sc.Question.Question.Grade(r.Response)
+		correct := res.Correct
+		if res.SelfGraded {
+			correct = r.Rating >= fsrs.Hard
+		}
+		out = Recorded{Rating: r.Rating, Correct: correct, ReviewedAt: at, State: next.State, Due: next.Due}
+
+		ins, err := tx.ExecContext(ctx, `INSERT INTO review_log (request_id, user_id, question_id, rating, answer,
+				correct, reviewed_at, duration_ms, state_before, due_before, stability_before, difficulty_before,
+				elapsed_days, retrievability, state_after, due_after, stability_after, difficulty_after, scheduled_days)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (request_id) DO NOTHING`,
+			r.RequestID, r.UserID, r.QuestionID, int(r.Rating), string(answer),
+			correct, ms(at), max(r.Duration.Milliseconds(), 0), int(log.State), ms(log.Due), log.Stability, log.Difficulty,
+			log.ElapsedDays, log.Retrievability, int(next.State), ms(next.Due), next.Stability, next.Difficulty, next.ScheduledDays)
+		if err != nil {
+			return fmt.Errorf("insert review: %w", err)
+		}
+		if n, err := ins.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			out, err = earlierReview(ctx, tx, r)
+			return err
+		}
+
+		var last any
+		if !next.LastReview.IsZero() {
+			last = ms(next.LastReview)
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO cards (user_id, question_id, state, due, stability, difficulty,
+				elapsed_days, scheduled_days, learning_steps, reps, lapses, last_review)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (user_id, question_id) DO UPDATE SET
+				state = excluded.state, due = excluded.due, stability = excluded.stability,
+				difficulty = excluded.difficulty, elapsed_days = excluded.elapsed_days,
+				scheduled_days = excluded.scheduled_days, learning_steps = excluded.learning_steps,
+				reps = excluded.reps, lapses = excluded.lapses, last_review = excluded.last_review`,
+			r.UserID, r.QuestionID, int(next.State), ms(next.Due), next.Stability, next.Difficulty,
+			next.ElapsedDays, next.ScheduledDays, next.LearningSteps, next.Reps, next.Lapses, last)
+		if err != nil {
+			return fmt.Errorf("save card: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return Recorded{}, fmt.Errorf("store: record review of question %d by user %d: %w", r.QuestionID, r.UserID, err)
+	}
+	return out, nil
+}
+
+// earlierReview returns the review already recorded under r's request id.
+// It must belong to the same user and question.
+func earlierReview(ctx context.Context, q querier, r Review) (Recorded, error) {
+	out := Recorded{Duplicate: true}
+	var (
+		rating, state int
+		due, reviewed int64
+	)
+	err := q.QueryRowContext(ctx, `SELECT rating, correct, reviewed_at, state_after, due_after
+		FROM review_log WHERE request_id = ? AND user_id = ? AND question_id = ?`,
+		r.RequestID, r.UserID, r.QuestionID).Scan(&rating, &out.Correct, &reviewed, &state, &due)
+	if errors.Is(err, sql.ErrNoRows) {
+		return out, fmt.Errorf("request id used for another review: %w", quiz.ErrConflict)
+	}
+	if err != nil {
+		return out, fmt.Errorf("earlier review: %w", err)
+	}
+	out.Rating, out.State = fsrs.Rating(rating), fsrs.State(state)
+	out.ReviewedAt, out.Due = fromMS(reviewed), fromMS(due)
+	return out, nil
+}

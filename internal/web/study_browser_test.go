@@ -1,0 +1,147 @@
+package web
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"kubequiz/internal/fsrs"
+)
+
+// chromium returns the browser to drive. Without one the test is skipped,
+// unless CI is set: a CI machine that lost its browser must not pass.
+func chromium(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("browser test skipped with -short")
+	}
+	path := os.Getenv("CHROMIUM_PATH")
+	if path == "" {
+		path, _ = exec.LookPath("chromium")
+	}
+	if _, err := os.Stat(path); path == "" || err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("no chromium found (set CHROMIUM_PATH)")
+		}
+		t.Skip("no chromium found (set CHROMIUM_PATH)")
+	}
+	return path
+}
+
+// TestStudyInBrowser drives the decks page and the review loop in headless
+// Chromium at phone width: htmx swaps, autofocus of the preselected grade,
+// and the keys 1-4, Enter and Space from app.js.
+func TestStudyInBrowser(t *testing.T) {
+	browser := chromium(t)
+	env := newStudyEnv(t)
+	// The browser signs in by carrying alice's session cookie.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.AddCookie(&http.Cookie{Name: sessionCookie, Value: env.alice.session})
+		env.ts.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(browser), chromedp.NoSandbox,
+		chromedp.DisableGPU, chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(390, 844))
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancelAlloc()
+	bctx, cancelBrowser := chromedp.NewContext(actx, chromedp.WithErrorf(t.Logf))
+	defer cancelBrowser()
+	ctx, cancel := context.WithTimeout(bctx, time.Minute)
+	defer cancel()
+
+	step := func(what string, steps ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		if err := chromedp.Do(ctx, steps...); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	// until waits for a script condition to hold (htmx settles after a swap).
+	until := func(what, cond string) chromedp.Action[chromedp.Void] {
+		return chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+			_, err := chromedp.Poll[bool](cond, chromedp.WithPollingTimeout(5*time.Second))(ctx, tg)
+			if err != nil {
+				t.Errorf("waiting for %s: %v", what, err)
+			}
+			return err
+		})
+	}
+	focused := func(sel string) string {
+		return `document.activeElement && document.activeElement.matches('` + sel + `')`
+	}
+	shows := func(text string) string {
+		return `document.getElementById('study').textContent.includes('` + text + `')`
+	}
+
+	step("subscribe", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile),
+		chromedp.Navigate(srv.URL+"/decks"),
+		chromedp.Click(chromedp.CSS(`#deck-v1-36-sig-node button[type=submit]`)),
+		until("the deck to show as subscribed", `!!document.querySelector('#deck-v1-36-sig-node a[href="/study/v1-36-sig-node"]')`))
+
+	step("answer a question that is gone", chromedp.Navigate(srv.URL+"/study"),
+		until("the study form", focused(`input[name=choice]`)),
+		chromedp.Evaluate[chromedp.Void](`window.kqSamePage = true`), // gone if the browser loads a new page
+		chromedp.SetValue(chromedp.CSS(`input[name=q]`), "99999"),
+		chromedp.Click(chromedp.CSS(`form.study-answer button[type=submit]`)),
+		until("the error message in place of the card", `window.kqSamePage && document.querySelector('main .error-page') && document.querySelector('main').textContent.includes('ページが見つかりません')`))
+
+	step("open the study page", chromedp.Navigate(srv.URL+"/study"),
+		chromedp.Evaluate[chromedp.Void](`window.kqErrors = []; window.addEventListener('error', e => kqErrors.push(e.message));
+			document.body.addEventListener('htmx:responseError', e => kqErrors.push('htmx ' + e.detail.xhr.status))`),
+		until("the first choice to have focus", focused(`input[name=choice]`)))
+
+	// A right answer preselects Good, which has focus; key 1 grades Again instead.
+	step("answer right with Enter", chromedp.Click(chromedp.CSS(`input[name=choice][value="2"]`)), chromedp.KeyEvent("\r"),
+		until("Good to have focus", focused(`button[name=rating][value="3"][aria-pressed=true]`)))
+	step("fit a phone screen", until("no sideways scrolling at 390px", `document.documentElement.scrollWidth <= window.innerWidth`))
+	step("grade with key 1", chromedp.KeyEvent("1"), until("the multi_choice question", `!!document.querySelector('input[name=sel]')`))
+	if c := env.card(env.alice, "single"); c.Card.State != fsrs.Learning || c.Card.Due.Sub(c.Card.LastReview) != time.Minute {
+		t.Errorf("after key 1 the card is %+v, want Again (due in 1m)", c.Card)
+	}
+
+	// A partly right answer preselects Again; Enter grades with it.
+	step("answer partly", chromedp.Click(chromedp.CSS(`input[name=sel][value="0"]`)),
+		chromedp.Click(chromedp.CSS(`form.study-answer button[type=submit]`)),
+		until("Again to have focus", focused(`button[name=rating][value="1"][aria-pressed=true]`)))
+	step("grade with Enter", chromedp.KeyEvent("\r"), until("the true_false question", `!!document.querySelector('input[name=tf]')`))
+	if c := env.card(env.alice, "multi"); c.IsNew || c.Card.Due.Sub(c.Card.LastReview) != time.Minute {
+		t.Errorf("after Enter the multi card is %+v, want Again", c.Card)
+	}
+
+	// Digits typed into a text field are text, not grades.
+	step("true_false", chromedp.Click(chromedp.CSS(`input[name=tf][value="false"]`)), chromedp.KeyEvent("\r"),
+		until("the grade form", focused(`button[name=rating]`)), chromedp.KeyEvent("4"),
+		until("the cloze question", focused(`input[name=gap]`)))
+	step("cloze", chromedp.KeyEvent("ImageVolume 1"), chromedp.KeyEvent("\r"), until("the cloze feedback", shows("不正解")+" && "+focused(`button[name=rating][value=\"1\"]`)),
+		chromedp.KeyEvent("2"), until("the typed question", focused(`input[name=text]`)))
+	step("typed", chromedp.KeyEvent("tiered reservation\r"), until("the typed feedback", focused(`button[name=rating][value=\"3\"]`)),
+		chromedp.KeyEvent("3"), until("the order question", `!!document.querySelector('select[name="pos-0"]')`))
+	step("order", chromedp.SetValue(chromedp.CSS(`select[name="pos-0"]`), "1"), chromedp.SetValue(chromedp.CSS(`select[name="pos-1"]`), "2"),
+		chromedp.SetValue(chromedp.CSS(`select[name="pos-2"]`), "3"), chromedp.SetValue(chromedp.CSS(`select[name="pos-3"]`), "4"),
+		chromedp.Click(chromedp.CSS(`form.study-answer button[type=submit]`)), until("the order feedback", focused(`button[name=rating][value=\"3\"]`)),
+		chromedp.KeyEvent("3"), until("the flashcard", focused(`button[data-reveal]`)))
+	// Space reveals the flashcard (the reveal button has focus; the key
+	// handler leaves a focused button to the browser) and 3 grades Good.
+	step("flashcard", chromedp.KeyEvent(" "), until("the back of the card", focused(`button[name=rating][value="3"]`)),
+		chromedp.KeyEvent("3"), until("the empty queue", shows("今は学習するカードがありません")))
+
+	want := map[string]fsrs.Rating{"truefalse": fsrs.Easy, "cloze": fsrs.Hard, "typed": fsrs.Good, "order": fsrs.Good, "flash": fsrs.Good}
+	for ext, r := range want {
+		c := env.card(env.alice, ext)
+		if c.IsNew || c.Card.Reps != 1 {
+			t.Errorf("%s: card %+v, want one review (%v)", ext, c.Card, r)
+		}
+	}
+	if c := env.card(env.alice, "truefalse"); c.Card.State != fsrs.Review {
+		t.Errorf("true_false graded Easy is in %v, want Review", c.Card.State)
+	}
+	errs, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`window.kqErrors`))
+	if err != nil || len(errs) > 0 {
+		t.Errorf("script errors: %v %v", errs, err)
+	}
+}

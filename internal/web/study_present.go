@@ -1,0 +1,397 @@
+package web
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	mrand "math/rand/v2"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/labstack/echo/v4"
+
+	"kubequiz/internal/fsrs"
+	"kubequiz/internal/quiz"
+	"kubequiz/internal/store"
+	"kubequiz/views"
+)
+
+// This file turns study values into views and form fields back into values.
+// It holds no I/O: the handlers in study.go make the store calls.
+
+const (
+	// presentationIDBytes is the entropy of a presentation id (128 bits).
+	presentationIDBytes = 16
+	// maxAnswerRunes bounds each typed text of an answer.
+	maxAnswerRunes = 200
+	// maxAnswerJSON bounds the encoded answer carried by the grade form.
+	maxAnswerJSON = 8 << 10
+	// maxAnswerParts bounds the lists of an answer (choices, gaps, items).
+	maxAnswerParts = 64
+	// maxDuration caps the time recorded for one answer.
+	maxDuration = time.Hour
+)
+
+// newPresentationID returns a random presentation id, 128 bits in hex.
+func newPresentationID() string {
+	b := make([]byte, presentationIDBytes)
+	rand.Read(b) // never fails (crypto/rand, Go 1.24+)
+	return hex.EncodeToString(b)
+}
+
+func validPresentationID(p string) bool {
+	if len(p) != 2*presentationIDBytes {
+		return false
+	}
+	for _, c := range []byte(p) {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// validStudySlug accepts deck slugs as the question bank writes them.
+func validStudySlug(s string) bool {
+	if len(s) > 100 || strings.HasPrefix(s, "-") {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+// studyForm is what identifies a presentation in the answer and grade forms.
+type studyForm struct {
+	questionID     int64
+	presentationID string
+	scope          string // deck slug, or "" for every subscribed deck
+	shownAt        int64  // unix ms
+}
+
+// bindStudyForm reads the hidden fields of a study form. A form that the
+// study page cannot have produced is a 400.
+func bindStudyForm(c echo.Context) (studyForm, error) {
+	var f studyForm
+	var err error
+	bad := func(what string) (studyForm, error) {
+		return f, echo.NewHTTPError(http.StatusBadRequest).SetInternal(fmt.Errorf("study form: bad %s", what))
+	}
+	if f.questionID, err = strconv.ParseInt(c.FormValue("q"), 10, 64); err != nil || f.questionID <= 0 {
+		return bad("question id")
+	}
+	if f.presentationID = c.FormValue("p"); !validPresentationID(f.presentationID) {
+		return bad("presentation id")
+	}
+	if f.scope = c.FormValue("d"); !validStudySlug(f.scope) {
+		return bad("deck")
+	}
+	if f.shownAt, err = strconv.ParseInt(c.FormValue("t"), 10, 64); err != nil || f.shownAt < 0 {
+		return bad("time shown")
+	}
+	return f, nil
+}
+
+// gradeForm is a bound grade submit; the review lacks only the user and time.
+type gradeForm struct {
+	form   studyForm
+	review store.Review
+}
+
+func bindGradeForm(c echo.Context) (gradeForm, error) {
+	f, err := bindStudyForm(c)
+	if err != nil {
+		return gradeForm{}, err
+	}
+	bad := func(err error) (gradeForm, error) {
+		return gradeForm{}, echo.NewHTTPError(http.StatusBadRequest).SetInternal(err)
+	}
+	rating, err := strconv.Atoi(c.FormValue("rating"))
+	if err != nil || !fsrs.Rating(rating).Valid() {
+		return bad(fmt.Errorf("grade form: bad rating %q", c.FormValue("rating")))
+	}
+	resp, err := decodeResponse(c.FormValue("answer"))
+	if err != nil {
+		return bad(err)
+	}
+	elapsed, err := strconv.ParseInt(c.FormValue("ms"), 10, 64)
+	if err != nil {
+		return bad(fmt.Errorf("grade form: bad duration: %w", err))
+	}
+	return gradeForm{form: f, review: store.Review{
+		QuestionID: f.questionID,
+		RequestID:  f.presentationID,
+		Rating:     fsrs.Rating(rating),
+		Response:   resp,
+		Duration:   min(max(time.Duration(elapsed)*time.Millisecond, 0), maxDuration),
+	}}, nil
+}
+
+// clip shortens s to maxAnswerRunes runes and makes it valid UTF-8.
+func clip(s string) string {
+	s = strings.ToValidUTF8(s, "")
+	if utf8.RuneCountInString(s) <= maxAnswerRunes {
+		return s
+	}
+	return string([]rune(s)[:maxAnswerRunes])
+}
+
+// parseResponse reads the answer controls of q's type from a submitted
+// form. Choices arrive as indices into q's own order; anything out of range
+// or malformed counts as not answered.
+func parseResponse(form url.Values, q quiz.Question) quiz.Response {
+	r := quiz.Response{Choice: -1}
+	switch q.Type {
+	case quiz.SingleChoice:
+		if i, err := strconv.Atoi(form.Get("choice")); err == nil && i >= 0 && i < len(q.Choices) {
+			r.Choice = i
+		}
+	case quiz.MultiChoice:
+		for _, v := range form["sel"] {
+			if i, err := strconv.Atoi(v); err == nil && i >= 0 && i < len(q.Choices) && !slices.Contains(r.Selected, i) {
+				r.Selected = append(r.Selected, i)
+			}
+		}
+		slices.Sort(r.Selected)
+	case quiz.TrueFalse:
+		switch form.Get("tf") {
+		case "true":
+			r.Bool = new(bool)
+			*r.Bool = true
+		case "false":
+			r.Bool = new(bool)
+		}
+	case quiz.Cloze:
+		gaps, _ := quiz.ParseCloze(q.Prompt)
+		r.Texts = make([]string, len(gaps))
+		for i, v := range form["gap"] {
+			if i < len(r.Texts) {
+				r.Texts[i] = clip(v)
+			}
+		}
+	case quiz.Typed:
+		r.Texts = []string{clip(form.Get("text"))}
+	case quiz.Order:
+		// Each item has a position select; the positions must be a permutation.
+		at := make([]int, len(q.Items))
+		for i := range at {
+			at[i] = -1
+		}
+		for i := range q.Items {
+			p, err := strconv.Atoi(form.Get("pos-" + strconv.Itoa(i)))
+			if err != nil || p < 1 || p > len(at) || at[p-1] >= 0 {
+				return r // not a permutation: no order given
+			}
+			at[p-1] = i
+		}
+		r.Order = at
+	case quiz.Flashcard:
+		r.Revealed = form.Get("revealed") == "1"
+	}
+	return r
+}
+
+// encodeResponse is the grade form's copy of the learner's answer.
+func encodeResponse(r quiz.Response) string {
+	b, err := json.Marshal(r)
+	if err != nil {
+		// A struct of ints, strings and bools always encodes.
+		panic("web: encode response: " + err.Error())
+	}
+	return string(b)
+}
+
+// decodeResponse reads the answer carried by the grade form, bounding its
+// size; whether it is right is decided again by the store.
+func decodeResponse(s string) (quiz.Response, error) {
+	r := quiz.Response{Choice: -1}
+	if len(s) > maxAnswerJSON {
+		return r, fmt.Errorf("answer of %d bytes", len(s))
+	}
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&r); err != nil {
+		return quiz.Response{Choice: -1}, fmt.Errorf("decode answer: %w", err)
+	}
+	if len(r.Selected) > maxAnswerParts || len(r.Order) > maxAnswerParts || len(r.Texts) > maxAnswerParts {
+		return quiz.Response{Choice: -1}, fmt.Errorf("answer lists too long")
+	}
+	for i, t := range r.Texts {
+		r.Texts[i] = clip(t)
+	}
+	return r, nil
+}
+
+// shuffle returns the order in which to show n options: a permutation
+// seeded from the presentation id, so one presentation always shows the
+// same order. With notIdentity (order questions), the shown order is never
+// already the answer.
+func shuffle(presentationID string, n int, notIdentity bool) []int {
+	var seed [presentationIDBytes]byte
+	hex.Decode(seed[:], []byte(presentationID)) // validated or freshly made
+	rng := mrand.New(mrand.NewPCG(binary.BigEndian.Uint64(seed[:8]), binary.BigEndian.Uint64(seed[8:])))
+	perm := rng.Perm(n)
+	if notIdentity && n > 1 && slices.IsSorted(perm) {
+		perm = append(perm[1:], perm[0])
+	}
+	return perm
+}
+
+func options(list []string, presentationID string, notIdentity bool) []views.Option {
+	out := make([]views.Option, len(list))
+	for i, idx := range shuffle(presentationID, len(list), notIdentity) {
+		out[i] = views.Option{Index: idx, Text: list[idx]}
+	}
+	return out
+}
+
+// presentation puts a card's question to the learner.
+func presentation(sc store.StudyCard, scope views.StudyScope, csrf, presentationID string, shownAt time.Time) views.StudyPresentation {
+	q := sc.Question.Question
+	v := views.StudyPresentation{
+		Scope: scope, CSRFToken: csrf, QuestionID: sc.Question.ID, ID: presentationID,
+		ShownAt: shownAt.UnixMilli(), Type: q.Type, Prompt: q.Prompt, DeckTitle: sc.DeckTitle, New: sc.IsNew,
+	}
+	switch q.Type {
+	case quiz.SingleChoice, quiz.MultiChoice:
+		v.Options = options(q.Choices, presentationID, false)
+	case quiz.Order:
+		v.Options = options(q.Items, presentationID, true)
+	case quiz.Cloze:
+		gaps, _ := quiz.ParseCloze(q.Prompt)
+		v.Prompt, v.Gaps = quiz.ClozeText(q.Prompt), len(gaps)
+	}
+	return v
+}
+
+// feedback checks resp and labels the grade buttons: a right answer (or a
+// revealed flashcard) preselects Good, a wrong one Again.
+func feedback(f studyForm, card store.CardPreview, resp quiz.Response, csrf string, now time.Time) views.StudyFeedback {
+	q := card.Question.Question
+	scope := views.StudyScope{Slug: f.scope}
+	if f.scope == card.Question.DeckSlug {
+		scope.Title = card.DeckTitle
+	}
+	res := q.Grade(resp)
+	v := views.StudyFeedback{
+		StudyPresentation: presentation(card.StudyCard, scope, csrf, f.presentationID, time.UnixMilli(f.shownAt)),
+		Given:             givenText(q, resp),
+		Expected:          res.Expected,
+		Explanation:       q.Explanation,
+		Source:            q.Source,
+		Answer:            encodeResponse(resp),
+		PartialRight:      res.PartialRight,
+		PartialTotal:      res.PartialTotal,
+		ElapsedMS:         min(max(now.UnixMilli()-f.shownAt, 0), maxDuration.Milliseconds()),
+	}
+	pre := fsrs.Again
+	switch {
+	case res.SelfGraded:
+		v.Verdict, pre = views.VerdictSelf, fsrs.Good
+	case res.Correct:
+		v.Verdict, pre = views.VerdictRight, fsrs.Good
+	case q.Type == quiz.MultiChoice && res.PartialRight > 0:
+		v.Verdict = views.VerdictPartial
+	default:
+		v.Verdict = views.VerdictWrong
+	}
+	if q.Type == quiz.TrueFalse {
+		v.Expected = truthText(q.Truth)
+	}
+	for r := fsrs.Again; r <= fsrs.Easy; r++ {
+		v.Grades = append(v.Grades, views.GradeButton{
+			Rating:      int(r),
+			Label:       r.String(),
+			Interval:    fsrs.FormatInterval(card.Outcomes.For(r).Due.Sub(now)),
+			Preselected: r == pre,
+		})
+	}
+	return v
+}
+
+const notAnswered = "(未回答)"
+
+func truthText(b *bool) string {
+	switch {
+	case b == nil:
+		return notAnswered
+	case *b:
+		return "正しい"
+	}
+	return "誤り"
+}
+
+// givenText renders the learner's answer for the feedback.
+func givenText(q quiz.Question, r quiz.Response) string {
+	var parts []string
+	sep := "、"
+	switch q.Type {
+	case quiz.SingleChoice:
+		if r.Choice >= 0 && r.Choice < len(q.Choices) {
+			parts = append(parts, q.Choices[r.Choice])
+		}
+	case quiz.MultiChoice:
+		for _, i := range r.Selected {
+			if i >= 0 && i < len(q.Choices) {
+				parts = append(parts, q.Choices[i])
+			}
+		}
+	case quiz.TrueFalse:
+		return truthText(r.Bool)
+	case quiz.Cloze, quiz.Typed:
+		sep = " / "
+		for _, t := range r.Texts {
+			if strings.TrimSpace(t) != "" {
+				parts = append(parts, t)
+			}
+		}
+	case quiz.Order:
+		sep = " → "
+		if r.Order == nil {
+			return "(同じ番号が重複しています)"
+		}
+		for _, i := range r.Order {
+			if i >= 0 && i < len(q.Items) {
+				parts = append(parts, q.Items[i])
+			}
+		}
+	}
+	if len(parts) == 0 {
+		return notAnswered
+	}
+	return strings.Join(parts, sep)
+}
+
+// gradeNotice tells what the grade just given did.
+func gradeNotice(rec store.Recorded) string {
+	if rec.Duplicate {
+		return fmt.Sprintf("この回答は記録済みです (%s)。", rec.Rating)
+	}
+	return fmt.Sprintf("%s で記録しました。次の復習は %s 後です。", rec.Rating, fsrs.FormatInterval(rec.Due.Sub(rec.ReviewedAt)))
+}
+
+// emptyQueue describes what is coming when nothing is due.
+func emptyQueue(n store.StudyNext, scope views.StudyScope, notice string, now time.Time) views.StudyDone {
+	v := views.StudyDone{
+		Scope: scope, Notice: notice,
+		NoDecks:         scope.Slug == "" && n.Subscriptions == 0,
+		DueToday:        n.DueToday,
+		DayEnds:         n.DayEnds.Format("1月2日 15:04"),
+		NewLimitReached: n.NewLimitReached, ReviewLimitReached: n.ReviewLimitReached,
+	}
+	if !n.NextDue.IsZero() {
+		v.NextDue = n.NextDue.Format("1月2日 15:04") + " (あと " + fsrs.FormatInterval(n.NextDue.Sub(now)) + ")"
+		v.NextDueISO = n.NextDue.Format(time.RFC3339)
+	}
+	return v
+}

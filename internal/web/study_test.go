@@ -1,0 +1,572 @@
+package web
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"kubequiz/internal/bank"
+	"kubequiz/internal/fsrs"
+	"kubequiz/internal/quiz"
+	"kubequiz/internal/store"
+)
+
+// studyDeckYAML has one question of each type, in position order.
+const studyDeckYAML = `deck:
+  slug: v1-36-sig-node
+  title: "v1.36 SIG-Node"
+  release: "1.36"
+  sig: SIG-Node
+  language: ja
+questions:
+  - id: single
+    type: single_choice
+    prompt: ImageVolume が GA になったのはどのリリース?
+    choices: ["1.34", "1.35", "1.36", "1.37"]
+    answer: "1.36"
+    explanation: 1.31 で alpha、1.36 で GA。
+    source: {release: "1.36", sig: SIG-Node, kind: feature, prs: [136711]}
+  - id: multi
+    type: multi_choice
+    prompt: 1.36 で GA になった機能をすべて選べ
+    choices: [ImageVolume, KubeletPSI, MemoryQoS, PLEGOnDemandRelist]
+    answers: [ImageVolume, KubeletPSI]
+    explanation: ImageVolume と KubeletPSI が GA。
+    source: {release: "1.36", sig: SIG-Node, kind: feature, prs: [136711, 136548]}
+  - id: truefalse
+    type: true_false
+    prompt: MemoryQoS は 1.36 で GA になった。
+    answer: false
+    explanation: MemoryQoS は 1.36 でも GA ではない。
+    source: {release: "1.36", sig: SIG-Node, kind: feature, prs: [137584]}
+  - id: cloze
+    type: cloze
+    prompt: "{{ImageVolume|image volume}} フィーチャーゲートが 1.36 で GA になった"
+    explanation: ImageVolume は 1.36 で GA。
+    source: {release: "1.36", sig: SIG-Node, kind: feature, prs: [136711]}
+  - id: typed
+    type: typed
+    prompt: Guaranteed Pod に memory.min を設定させる MemoryReservationPolicy の値は?
+    answer: TieredReservation
+    accept: [Tiered Reservation]
+    explanation: TieredReservation を指定する。
+    source: {release: "1.36", sig: SIG-Node, kind: api-change, prs: [137584]}
+  - id: order
+    type: order
+    prompt: ImageVolume の段階を古い順に並べよ
+    items: ["alpha (1.31)", "beta (1.33)", "デフォルト有効 (1.35)", "GA (1.36)"]
+    explanation: 1.31 で alpha、1.33 で beta、1.35 でデフォルト有効、1.36 で GA。
+    source: {release: "1.36", sig: SIG-Node, kind: feature, prs: [136711]}
+  - id: flash
+    type: flashcard
+    prompt: cgroup v2 の memory.low とは?
+    answer: ソフトな保護。
+    explanation: memory.min はハードな保護、memory.low はソフトな保護。
+    source: {release: "1.36", sig: SIG-Node, kind: concept, prs: [137584]}
+`
+
+// otherDeckYAML is a second deck; importing it again without "gone" (and
+// pruning) retires that question.
+const otherDeckYAML = `deck:
+  slug: v1-35-sig-node
+  title: "v1.35 SIG-Node"
+  release: "1.35"
+  sig: SIG-Node
+  language: ja
+questions:
+  - id: kept
+    type: typed
+    prompt: kept?
+    answer: kept
+    explanation: e
+    source: {release: "1.35", prs: [1]}
+`
+
+const goneQuestionYAML = `  - id: gone
+    type: typed
+    prompt: gone?
+    answer: gone
+    explanation: e
+    source: {release: "1.35", prs: [2]}
+`
+
+const studyCSRF = "study-test-csrf-token"
+
+// studyEnv is a server with the decks above and two signed-in learners.
+type studyEnv struct {
+	t          *testing.T
+	ts         *testServer
+	alice, bob studyClient
+	q          map[string]int64 // ext id -> question row id
+	retired    int64
+}
+
+// studyClient sends requests with a real session cookie and the CSRF
+// double-submit token, as a browser does.
+type studyClient struct {
+	t       *testing.T
+	ts      *testServer
+	user    quiz.User
+	session string
+}
+
+func importYAML(t *testing.T, ts *testServer, name, data string, prune bool) {
+	t.Helper()
+	files, err := bank.DecodeAll([]bank.Input{{Name: name, Data: []byte(data)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ts.db.ImportBank(context.Background(), files, store.ImportOptions{Actor: "test", Prune: prune, Now: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func newStudyEnv(t *testing.T) *studyEnv {
+	t.Helper()
+	ts := newTestServer(t)
+	ctx := context.Background()
+	importYAML(t, ts, "node.yaml", studyDeckYAML, false)
+	importYAML(t, ts, "other.yaml", otherDeckYAML+goneQuestionYAML, false)
+	env := &studyEnv{t: t, ts: ts, q: map[string]int64{}}
+	other, err := ts.db.DeckQuestions(ctx, "v1-35-sig-node", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sq := range other {
+		if sq.Question.ExtID == "gone" {
+			env.retired = sq.ID
+		}
+	}
+	importYAML(t, ts, "other.yaml", otherDeckYAML, true)
+	qs, err := ts.db.DeckQuestions(ctx, "v1-36-sig-node", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sq := range qs {
+		env.q[sq.Question.ExtID] = sq.ID
+	}
+	env.alice = newStudyClient(t, ts, "alice")
+	env.bob = newStudyClient(t, ts, "bob")
+	return env
+}
+
+func newStudyClient(t *testing.T, ts *testServer, login string) studyClient {
+	t.Helper()
+	ctx := context.Background()
+	now := time.Now()
+	u, err := ts.db.CreateUser(ctx, store.NewUser{Login: login, PasswordHash: "unused", Role: quiz.RoleMember}, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, hash, err := newToken()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ts.db.CreateSession(ctx, u.ID, store.NewSession{TokenHash: hash, ExpiresAt: now.Add(time.Hour)}, now, idleTimeout); err != nil {
+		t.Fatal(err)
+	}
+	return studyClient{t: t, ts: ts, user: u, session: tok}
+}
+
+func (cl studyClient) send(req *http.Request, htmx bool) *httptest.ResponseRecorder {
+	if cl.session != "" {
+		req.AddCookie(&http.Cookie{Name: sessionCookie, Value: cl.session})
+	}
+	req.AddCookie(&http.Cookie{Name: csrfCookie, Value: studyCSRF})
+	if htmx {
+		req.Header.Set("HX-Request", "true")
+	}
+	return cl.ts.do(req)
+}
+
+func (cl studyClient) get(path string, htmx bool) *httptest.ResponseRecorder {
+	return cl.send(httptest.NewRequest(http.MethodGet, path, nil), htmx)
+}
+
+func (cl studyClient) post(path string, form url.Values, htmx bool) *httptest.ResponseRecorder {
+	form.Set(csrfFormField, studyCSRF)
+	req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	return cl.send(req, htmx)
+}
+
+// card reads a learner's card back through the store.
+func (env *studyEnv) card(cl studyClient, ext string) store.CardPreview {
+	env.t.Helper()
+	p, err := env.ts.db.PreviewCard(context.Background(), cl.user.ID, env.q[ext], time.Now())
+	if err != nil {
+		env.t.Fatal(err)
+	}
+	return p
+}
+
+// answerForm is the hidden part of an answer or grade form.
+func answerForm(qid int64, presentation string, extra url.Values) url.Values {
+	f := url.Values{
+		"q": {strconv.FormatInt(qid, 10)},
+		"p": {presentation},
+		"d": {"v1-36-sig-node"},
+		"t": {strconv.FormatInt(time.Now().Add(-3*time.Second).UnixMilli(), 10)},
+	}
+	for k, v := range extra {
+		f[k] = v
+	}
+	return f
+}
+
+var (
+	ratingButtonRe = regexp.MustCompile(`<button[^>]*name="rating"[^>]*>`)
+	valueRe        = regexp.MustCompile(`value="(\d)"`)
+	hiddenRe       = regexp.MustCompile(`<input type="hidden" name="([a-z_]+)" value="([^"]*)"`)
+)
+
+// preselected returns the rating of the button marked pressed, or "".
+func preselected(t *testing.T, body string) string {
+	t.Helper()
+	var got []string
+	for _, b := range ratingButtonRe.FindAllString(body, -1) {
+		if strings.Contains(b, `aria-pressed="true"`) {
+			if !strings.Contains(b, "autofocus") {
+				t.Errorf("pressed button without autofocus: %s", b)
+			}
+			got = append(got, valueRe.FindStringSubmatch(b)[1])
+		}
+	}
+	if len(got) != 1 {
+		t.Fatalf("%d pressed buttons, want 1:\n%s", len(got), body)
+	}
+	return got[0]
+}
+
+// hiddenFields reads the hidden inputs of the last form in body.
+func hiddenFields(body string) url.Values {
+	if i := strings.LastIndex(body, "<form"); i >= 0 {
+		body = body[i:]
+	}
+	f := url.Values{}
+	for _, m := range hiddenRe.FindAllStringSubmatch(body, -1) {
+		f.Set(m[1], strings.ReplaceAll(strings.ReplaceAll(m[2], "&#34;", `"`), "&amp;", "&"))
+	}
+	return f
+}
+
+func TestStudyAnswerEachType(t *testing.T) {
+	env := newStudyEnv(t)
+	tests := []struct {
+		name        string
+		ext         string
+		answer      url.Values
+		wantVerdict string
+		wantPressed string
+		wantGiven   string
+	}{
+		{"single right", "single", url.Values{"choice": {"2"}}, "正解", "3", "1.36"},
+		{"single wrong", "single", url.Values{"choice": {"0"}}, "不正解", "1", "1.34"},
+		{"single none", "single", url.Values{}, "不正解", "1", "(未回答)"},
+		{"single out of range", "single", url.Values{"choice": {"9"}}, "不正解", "1", "(未回答)"},
+		{"multi right", "multi", url.Values{"sel": {"1", "0"}}, "正解", "3", "ImageVolume、KubeletPSI"},
+		{"multi partial", "multi", url.Values{"sel": {"0"}}, "部分正解 (1/2)", "1", "ImageVolume"},
+		{"true_false right", "truefalse", url.Values{"tf": {"false"}}, "正解", "3", "誤り"},
+		{"true_false wrong", "truefalse", url.Values{"tf": {"true"}}, "不正解", "1", "正しい"},
+		{"cloze right, normalised", "cloze", url.Values{"gap": {"ｉｍａｇｅ　Volume"}}, "正解", "3", "ｉｍａｇｅ　Volume"},
+		{"cloze wrong", "cloze", url.Values{"gap": {"MemoryQoS"}}, "不正解", "1", "MemoryQoS"},
+		{"typed right", "typed", url.Values{"text": {"  tiered reservation "}}, "正解", "3", "tiered reservation"},
+		{"typed wrong", "typed", url.Values{"text": {"Tiered"}}, "不正解", "1", "Tiered"},
+		{"order right", "order", url.Values{"pos-0": {"1"}, "pos-1": {"2"}, "pos-2": {"3"}, "pos-3": {"4"}}, "正解", "3",
+			"alpha (1.31) → beta (1.33) → デフォルト有効 (1.35) → GA (1.36)"},
+		{"order wrong", "order", url.Values{"pos-0": {"2"}, "pos-1": {"1"}, "pos-2": {"3"}, "pos-3": {"4"}}, "不正解", "1",
+			"beta (1.33) → alpha (1.31)"},
+		{"order with a repeated position", "order", url.Values{"pos-0": {"1"}, "pos-1": {"1"}, "pos-2": {"3"}, "pos-3": {"4"}}, "不正解", "1",
+			"重複"},
+		{"flashcard revealed", "flash", url.Values{"revealed": {"1"}}, "答え", "3", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := env.alice.post("/study/answer", answerForm(env.q[tt.ext], newPresentationID(), tt.answer), true)
+			body := rec.Body.String()
+			if rec.Code != http.StatusOK {
+				t.Fatalf("status %d: %.500s", rec.Code, body)
+			}
+			if !strings.Contains(body, `<strong role="status">`+tt.wantVerdict+"</strong>") {
+				t.Errorf("verdict is not %q: %.2000s", tt.wantVerdict, body)
+			}
+			if got := preselected(t, body); got != tt.wantPressed {
+				t.Errorf("preselected rating %s, want %s", got, tt.wantPressed)
+			}
+			if !strings.Contains(body, tt.wantGiven) {
+				t.Errorf("answer %q not shown", tt.wantGiven)
+			}
+			for _, want := range []string{"https://github.com/kubernetes/kubernetes/pull/", "v1.36", "SIG-Node",
+				"Again <small>1m</small>", "Good <small>10m</small>", `name="answer"`} {
+				if !strings.Contains(body, want) {
+					t.Errorf("feedback lacks %q", want)
+				}
+			}
+			if strings.Contains(body, "<!doctype html>") {
+				t.Error("htmx request got a whole page")
+			}
+		})
+	}
+	// Answering records nothing.
+	if c := env.card(env.alice, "single"); !c.IsNew {
+		t.Errorf("answering created a card: %+v", c.Card)
+	}
+}
+
+// TestStudyLoop studies the deck through the pages as a browser without
+// script would: each answer page is a whole page, each grade redirects.
+func TestStudyLoop(t *testing.T) {
+	env := newStudyEnv(t)
+	cl := env.alice
+	rec := cl.get("/study/v1-36-sig-node", false)
+	body := rec.Body.String()
+	if rec.Code != http.StatusOK || !strings.Contains(body, "<!doctype html>") || !strings.Contains(body, `id="study"`) {
+		t.Fatalf("GET /study/v1-36-sig-node = %d: %.500s", rec.Code, body)
+	}
+	for _, want := range []string{`action="/study/answer"`, `hx-post="/study/answer"`, `hx-target="#study"`,
+		`name="_csrf" value="` + studyCSRF + `"`, "ImageVolume が GA", `<h1>v1.36 SIG-Node</h1>`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("study page lacks %q", want)
+		}
+	}
+	// The choices carry their own indices, shuffled; every one is labelled.
+	for i := range 4 {
+		if !strings.Contains(body, `name="choice" value="`+strconv.Itoa(i)+`"`) {
+			t.Errorf("choice %d missing", i)
+		}
+	}
+	checkLabelsAndCSRF(t, "/study/v1-36-sig-node", body)
+
+	fields := hiddenFields(body)
+	fields.Set("choice", "2")
+	rec = cl.post("/study/answer", fields, false)
+	body = rec.Body.String()
+	if rec.Code != http.StatusOK || !strings.Contains(body, "<!doctype html>") || !strings.Contains(body, `action="/study/grade"`) {
+		t.Fatalf("plain POST /study/answer = %d, want a whole page: %.500s", rec.Code, body)
+	}
+	checkLabelsAndCSRF(t, "/study/answer", body)
+	grade := hiddenFields(body)
+	if grade.Get("p") != fields.Get("p") || grade.Get("answer") == "" {
+		t.Fatalf("grade form fields = %v", grade)
+	}
+	grade.Set("rating", "3")
+	rec = cl.post("/study/grade", grade, false)
+	if rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != "/study/v1-36-sig-node" {
+		t.Fatalf("plain POST /study/grade = %d to %q, want 303 to the deck", rec.Code, rec.Header().Get("Location"))
+	}
+	c := env.card(cl, "single")
+	if c.IsNew || c.Card.State != fsrs.Learning || c.Card.Reps != 1 {
+		t.Errorf("card after grading Good = %+v", c.Card)
+	}
+	// The next card is the next question in deck order.
+	if body := cl.get("/study/v1-36-sig-node", false).Body.String(); !strings.Contains(body, "1.36 で GA になった機能をすべて選べ") {
+		t.Errorf("next card is not the multi_choice question: %.800s", body)
+	}
+}
+
+func checkLabelsAndCSRF(t *testing.T, name, body string) {
+	t.Helper()
+	ctlRe := regexp.MustCompile(`<(?:input|select|textarea|button)\b[^>]*>`)
+	for _, loc := range ctlRe.FindAllStringIndex(body, -1) {
+		ctl := body[loc[0]:loc[1]]
+		if strings.Contains(ctl, `type="hidden"`) || strings.HasPrefix(ctl, "<button") {
+			continue
+		}
+		before := body[:loc[0]]
+		if strings.LastIndex(before, "<label") <= strings.LastIndex(before, "</label>") {
+			t.Errorf("%s: control outside a label: %s", name, ctl)
+		}
+	}
+	if strings.Count(body, "<form") != strings.Count(body, `name="_csrf"`) {
+		t.Errorf("%s: a form lacks the CSRF field", name)
+	}
+}
+
+func TestStudyGradeHTMXAndDoubleSubmit(t *testing.T) {
+	env := newStudyEnv(t)
+	p := newPresentationID()
+	body := env.alice.post("/study/answer", answerForm(env.q["single"], p, url.Values{"choice": {"0"}}), true).Body.String()
+	grade := hiddenFields(body)
+	grade.Set("rating", "1")
+	first := env.alice.post("/study/grade", grade, true)
+	if first.Code != http.StatusOK || strings.Contains(first.Body.String(), "<!doctype html>") {
+		t.Fatalf("htmx grade = %d: %.300s", first.Code, first.Body.String())
+	}
+	if !strings.Contains(first.Body.String(), "Again で記録しました。次の復習は 1m 後です。") {
+		t.Errorf("no notice of the grade: %.600s", first.Body.String())
+	}
+	after := env.card(env.alice, "single")
+
+	// The same presentation again, even with another rating: nothing more is recorded.
+	grade.Set("rating", "4")
+	second := env.alice.post("/study/grade", grade, true)
+	if second.Code != http.StatusOK || !strings.Contains(second.Body.String(), "この回答は記録済みです (Again)") {
+		t.Errorf("second submit = %d: %.600s", second.Code, second.Body.String())
+	}
+	if again := env.card(env.alice, "single"); again.Card != after.Card || again.Card.Reps != 1 || again.Card.State != fsrs.Learning {
+		t.Errorf("card after double submit = %+v, want %+v with one rep", again.Card, after.Card)
+	}
+}
+
+// TestStudyOwnership: cards are always the signed-in user's; guessed or
+// hidden question ids give 404 and never touch another learner's card.
+func TestStudyOwnership(t *testing.T) {
+	env := newStudyEnv(t)
+	// Bob studies the single-choice question.
+	bobP := newPresentationID()
+	grade := answerForm(env.q["single"], bobP, url.Values{"answer": {`{"Choice":2}`}, "rating": {"3"}, "ms": {"1000"}})
+	if rec := env.bob.post("/study/grade", grade, true); rec.Code != http.StatusOK {
+		t.Fatalf("bob grades: %d %.300s", rec.Code, rec.Body.String())
+	}
+	bobCard := env.card(env.bob, "single")
+	if bobCard.IsNew {
+		t.Fatal("bob has no card")
+	}
+
+	tests := []struct {
+		name       string
+		path       string
+		form       url.Values
+		wantStatus int
+	}{
+		{"answer an unknown question", "/study/answer", answerForm(99999, newPresentationID(), nil), 404},
+		{"grade an unknown question", "/study/grade", answerForm(99999, newPresentationID(),
+			url.Values{"answer": {`{"Choice":0}`}, "rating": {"3"}, "ms": {"0"}}), 404},
+		{"answer a retired question", "/study/answer", answerForm(env.retired, newPresentationID(), url.Values{"text": {"gone"}}), 404},
+		{"grade a retired question", "/study/grade", answerForm(env.retired, newPresentationID(),
+			url.Values{"answer": {`{"Texts":["gone"]}`}, "rating": {"3"}, "ms": {"0"}}), 404},
+		{"replay bob's presentation", "/study/grade", answerForm(env.q["single"], bobP,
+			url.Values{"answer": {`{"Choice":0}`}, "rating": {"1"}, "ms": {"0"}, "user_id": {strconv.FormatInt(env.bob.user.ID, 10)}}), 409},
+		{"bad presentation id", "/study/grade", answerForm(env.q["single"], "not-hex",
+			url.Values{"answer": {`{"Choice":0}`}, "rating": {"1"}, "ms": {"0"}}), 400},
+		{"bad rating", "/study/grade", answerForm(env.q["single"], newPresentationID(),
+			url.Values{"answer": {`{"Choice":0}`}, "rating": {"7"}, "ms": {"0"}}), 400},
+		{"answer with unknown fields", "/study/grade", answerForm(env.q["single"], newPresentationID(),
+			url.Values{"answer": {`{"Correct":true}`}, "rating": {"3"}, "ms": {"0"}}), 400},
+		{"unknown deck", "/decks/nope/subscription", url.Values{"subscribed": {"1"}}, 404},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if rec := env.alice.post(tt.path, tt.form, true); rec.Code != tt.wantStatus {
+				t.Errorf("status %d, want %d: %.300s", rec.Code, tt.wantStatus, rec.Body.String())
+			}
+		})
+	}
+	if rec := env.alice.get("/study/no-such-deck", false); rec.Code != http.StatusNotFound {
+		t.Errorf("GET /study/no-such-deck = %d, want 404", rec.Code)
+	}
+
+	// Alice grading the same question, with bob's id in a form field, makes
+	// her own card; bob's is read back unchanged.
+	grade = answerForm(env.q["single"], newPresentationID(), url.Values{"answer": {`{"Choice":0}`}, "rating": {"1"}, "ms": {"0"},
+		"user_id": {strconv.FormatInt(env.bob.user.ID, 10)}, "u": {strconv.FormatInt(env.bob.user.ID, 10)}})
+	if rec := env.alice.post("/study/grade", grade, true); rec.Code != http.StatusOK {
+		t.Fatalf("alice grades: %d", rec.Code)
+	}
+	if got := env.card(env.bob, "single"); got.Card != bobCard.Card {
+		t.Errorf("bob's card changed: %+v, was %+v", got.Card, bobCard.Card)
+	}
+	if got := env.card(env.alice, "single"); got.IsNew || got.Card.State != fsrs.Learning {
+		t.Errorf("alice's card = %+v", got.Card)
+	}
+
+	// Signed out, nothing is served.
+	anon := studyClient{t: t, ts: env.ts}
+	if rec := anon.get("/study", false); rec.Code != http.StatusSeeOther || !strings.HasPrefix(rec.Header().Get("Location"), "/login") {
+		t.Errorf("signed-out GET /study = %d to %q", rec.Code, rec.Header().Get("Location"))
+	}
+	if rec := anon.post("/study/grade", grade, true); rec.Code != http.StatusUnauthorized {
+		t.Errorf("signed-out grade = %d, want 401", rec.Code)
+	}
+}
+
+func TestDecksPage(t *testing.T) {
+	env := newStudyEnv(t)
+	cl := env.alice
+	rec := cl.get("/decks", false)
+	body := rec.Body.String()
+	if rec.Code != http.StatusOK {
+		t.Fatalf("GET /decks = %d", rec.Code)
+	}
+	for _, want := range []string{"v1.36 SIG-Node", "v1.35 SIG-Node", "新規 <strong>7</strong>", "全 7 問", "全 1 問",
+		`hx-post="/decks/v1-36-sig-node/subscription"`, `action="/decks/v1-36-sig-node/subscription"`, `hx-target="closest article"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("decks page lacks %q", want)
+		}
+	}
+	checkLabelsAndCSRF(t, "/decks", body)
+
+	// Without script: a plain post, then back to the list.
+	rec = cl.post("/decks/v1-36-sig-node/subscription", url.Values{"subscribed": {"1"}}, false)
+	if rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != "/decks" {
+		t.Fatalf("plain subscribe = %d to %q", rec.Code, rec.Header().Get("Location"))
+	}
+	// With htmx: the deck's card comes back, in its new state.
+	rec = cl.post("/decks/v1-35-sig-node/subscription", url.Values{"subscribed": {"1"}}, true)
+	body = rec.Body.String()
+	if rec.Code != http.StatusOK || strings.Contains(body, "<!doctype html>") || !strings.HasPrefix(body, `<article id="deck-v1-35-sig-node">`) ||
+		!strings.Contains(body, "購読をやめる") || !strings.Contains(body, `name="_csrf"`) {
+		t.Fatalf("htmx subscribe = %d: %.500s", rec.Code, body)
+	}
+	if rec := cl.post("/decks/v1-35-sig-node/subscription", url.Values{"subscribed": {"maybe"}}, true); rec.Code != http.StatusBadRequest {
+		t.Errorf("subscribed=maybe = %d, want 400", rec.Code)
+	}
+
+	// Study one card, then the counts move.
+	grade := answerForm(env.q["single"], newPresentationID(), url.Values{"answer": {`{"Choice":2}`}, "rating": {"3"}, "ms": {"0"}})
+	cl.post("/study/grade", grade, true)
+	body = cl.get("/decks", false).Body.String()
+	for _, want := range []string{"新規 <strong>6</strong>", "学習中 <strong>1</strong>", "購読中"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("decks page after one review lacks %q", want)
+		}
+	}
+	// Bob's page is his own.
+	if body := env.bob.get("/decks", false).Body.String(); strings.Contains(body, "購読中") || !strings.Contains(body, "新規 <strong>7</strong>") {
+		t.Errorf("bob sees alice's progress")
+	}
+}
+
+func TestStudyEmptyQueue(t *testing.T) {
+	env := newStudyEnv(t)
+	cl := env.alice
+	if body := cl.get("/study", false).Body.String(); !strings.Contains(body, "購読しているデッキがありません") {
+		t.Errorf("no subscriptions: %.500s", body)
+	}
+	cl.post("/decks/v1-35-sig-node/subscription", url.Values{"subscribed": {"1"}}, false)
+	body := cl.get("/study", true).Body.String()
+	if !strings.Contains(body, "kept?") {
+		t.Fatalf("the one question of the subscribed deck is not served: %.500s", body)
+	}
+	grade := hiddenFields(body)
+	grade.Set("answer", `{"Texts":["kept"]}`)
+	grade.Set("ms", "100")
+	grade.Set("rating", "2") // Hard: comes back in a few minutes
+	body = cl.post("/study/grade", grade, true).Body.String()
+	for _, want := range []string{"今は学習するカードがありません", "次のカード:", "(あと ", "に出てくるカード: 1 枚"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("empty queue lacks %q: %.800s", want, body)
+		}
+	}
+}
+
+func TestShuffle(t *testing.T) {
+	p := newPresentationID()
+	a, b := shuffle(p, 6, false), shuffle(p, 6, false)
+	if !slices.Equal(a, b) {
+		t.Errorf("same presentation, different orders: %v %v", a, b)
+	}
+	for range 200 {
+		perm := shuffle(newPresentationID(), 2, true)
+		if perm[0] == 0 {
+			t.Fatalf("order question shown already in order: %v", perm)
+		}
+	}
+}
