@@ -1,0 +1,535 @@
+package changelog
+
+import (
+	"regexp"
+	"strings"
+	"unicode/utf8"
+)
+
+// sentence is a byte range of a text.
+type sentence struct{ start, end int }
+
+// splitSentences cuts s at 。, at ". " / "; " before a new clause, at "! "
+// and "? ", and at line breaks.
+func splitSentences(s string) []sentence {
+	var out []sentence
+	start := 0
+	emit := func(end, next int) {
+		if strings.TrimSpace(s[start:end]) != "" {
+			out = append(out, sentence{start, end})
+		}
+		start = next
+	}
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == '\n':
+			emit(i, i+1)
+		case r == '。' || r == '．':
+			emit(i+size, i+size)
+		case (r == '.' || r == ';' || r == '!' || r == '?') && i+1 < len(s) && s[i+1] == ' ':
+			if r != '.' || sentenceEndsAt(s, i) {
+				emit(i+1, i+2)
+			}
+		}
+		i += size
+	}
+	emit(len(s), len(s))
+	return out
+}
+
+// sentenceEndsAt reports whether the full stop at i ends a sentence: not an
+// abbreviation such as "e.g." and followed by something that starts one.
+func sentenceEndsAt(s string, i int) bool {
+	w := strings.ToLower(tail(s[:i+1], 6))
+	for _, abbr := range []string{"e.g.", "i.e.", "etc.", "vs.", " no.", "approx."} {
+		if strings.HasSuffix(w, abbr) {
+			return false
+		}
+	}
+	if i+2 >= len(s) {
+		return true
+	}
+	c := s[i+2]
+	return !isLower(c)
+}
+
+// maxSentence is the longest sentence, in bytes, read for stage changes.
+const maxSentence = 4000
+
+// analysisCtx carries what a part's analysis needs from its entry.
+type analysisCtx struct {
+	release   string   // document release
+	minor     int      // document minor, 0 when unknown
+	defaultPR int      // PR used when a sentence names none
+	context   []string // subjects to use when a sentence names none
+	// contextAll lets the context apply to deprecations and removals too
+	// (notes and highlights); entry text uses it for maturity changes only.
+	contextAll bool
+}
+
+// event is one stage change read from a part, before merging.
+type event struct {
+	feature  string
+	mtype    MentionType
+	stage    Stage
+	release  string
+	pr       int
+	promo    bool
+	revert   bool
+	evidence string
+}
+
+var (
+	reJaParticle      = regexp.MustCompile(`(?:を|が|は)\s*$`)
+	reJaTrailNoun     = regexp.MustCompile(`(?:\s*(?:の使用|の機能|機能|の|feature gate|フィーチャーゲート|フィーチャー|イメージ|フェーズ|コマンド|フラグ|オプション|サポート|フィールド|メトリクス))+\s*$`)
+	reTrailParens     = regexp.MustCompile(`\s*\([^()]*\)\s*$`)
+	reAnyParens       = regexp.MustCompile(`\s*\([^()]*\)`)
+	reObjLead         = regexp.MustCompile(`(?i)^\s*(?:the\s+)?(?:use\s+of\s+(?:the\s+)?)?(?:support\s+for\s+(?:the\s+)?)?(?:(?:deprecated|alpha|beta|ga|ga'ed|withdrawn|generally available|general available)\s+)*`)
+	reObjTrail        = regexp.MustCompile(`(?i)\s*(?:feature[- ]?gates?|feature[- ]?flags?|features?|gates?|flags?|api)\s*$`)
+	reSubjectLead     = regexp.MustCompile(`^\s*[A-Za-z][\w.-]*(?:\s+[A-Za-z][\w.-]*)?:\s+`)
+	reLeadPreposition = regexp.MustCompile(`(?i)^(?:in|on|at|for|to|from|since|as|by|with|of|and|or)\b`)
+	reReplacement     = regexp.MustCompile(`(?i)\bin favou?r of\b|\binstead\b|\buse\b|\breplaced by\b|代わりに|を使用`)
+	reLocativeBefore  = regexp.MustCompile(`(?i)\b(?:in|on|into|within|inside|from|via|across)\s+(?:the\s+)?$`)
+	reLocativeAfter   = regexp.MustCompile(`^\s*(?:内|上の|の中|配下)`)
+	pronounSubject    = map[string]bool{"it": true, "this": true, "that": true, "they": true, "these": true, "those": true, "users": true, "we": true, "you": true, "there": true, "which": true, "both": true, "all": true}
+)
+
+// analyzeStages reads the stage changes stated in one part (entry text, a
+// note, a highlight body) and merges them per feature and release.
+func analyzeStages(pt plainText, ms []mention, ctx analysisCtx) []event {
+	s := pt.text
+	if len(pt.low) != len(s) {
+		pt.low = asciiLower(s)
+	}
+	var raw []event
+	mi := 0 // mentions are sorted by start, like the sentences
+	for _, sn := range splitSentences(s) {
+		for mi < len(ms) && ms[mi].start < sn.start {
+			mi++
+		}
+		if sn.end-sn.start > maxSentence {
+			continue // no sentence is this long; do not spend time on it
+		}
+		sent := s[sn.start:sn.end]
+		matches := findStageMatches(sent, pt.low[sn.start:sn.end], ctx.minor)
+		if len(matches) == 0 {
+			continue
+		}
+		var sms []mention
+		for j := mi; j < len(ms) && ms[j].start < sn.end; j++ {
+			if m := ms[j]; m.end <= sn.end {
+				sms = append(sms, mention{start: m.start - sn.start, end: m.end - sn.start, name: m.name, typ: m.typ})
+			}
+		}
+		refs, at := prRefs(sent)
+		var prev []mention
+		prevEnd := 0
+		for i, m := range matches {
+			subj := resolveSubjects(sent, sms, matches, i, prevEnd, prev, ctx)
+			prevEnd = max(prevEnd, m.end)
+			if len(subj) == 0 {
+				continue
+			}
+			prev = subj
+			release := ctx.release
+			if m.release != "" {
+				release = m.release
+			}
+			pr := pickPR(refs, at, m.start, m.end)
+			if pr == 0 && release == ctx.release {
+				pr = ctx.defaultPR
+			}
+			for _, sj := range subj {
+				raw = append(raw, event{
+					feature: sj.name, mtype: sj.typ, stage: m.stage, release: release, pr: pr,
+					promo: m.promo, evidence: strings.TrimSpace(sent),
+				})
+			}
+		}
+	}
+	return mergeEvents(raw)
+}
+
+// pickPR returns the PR referenced last before the match, else the first one
+// after it, else 0.
+func pickPR(refs, at []int, start, end int) int {
+	pr := 0
+	for i, a := range at {
+		if a < start {
+			pr = refs[i]
+		}
+	}
+	if pr != 0 {
+		return pr
+	}
+	for i, a := range at {
+		if a >= end {
+			return refs[i]
+		}
+	}
+	return 0
+}
+
+// subjectCapable reports whether a mention of type t can be what a change of
+// stage st applies to.
+func subjectCapable(t MentionType, st Stage) bool {
+	switch t {
+	case MentionComponent, "":
+		return false
+	case MentionFeatureGate, MentionFeature, MentionIdentifier, MentionAPIVersion, MentionCode:
+		return true
+	}
+	return !isMaturity(st) // flags, metrics, fields: deprecated or removed only
+}
+
+// resolveSubjects decides which names match i of a sentence is about. A
+// name that is part of a context name ("ConfigMaps" in the highlight
+// "Immutable Secrets and ConfigMaps") stands for the context name.
+func resolveSubjects(sent string, ms []mention, matches []stageMatch, i, prevEnd int, prev []mention, ctx analysisCtx) []mention {
+	out := subjectsOf(sent, ms, matches, i, prevEnd, prev, ctx)
+	for j, m := range out {
+		lm := strings.ToLower(m.name)
+		for _, c := range ctx.context {
+			if len(c) > len(m.name) && strings.Contains(strings.ToLower(c), lm) {
+				out[j] = mention{name: c, typ: MentionFeature}
+				break
+			}
+		}
+	}
+	return out
+}
+
+func subjectsOf(sent string, ms []mention, matches []stageMatch, i, prevEnd int, prev []mention, ctx analysisCtx) []mention {
+	m := matches[i]
+	nextStart := len(sent)
+	if i+1 < len(matches) {
+		nextStart = matches[i+1].start
+	}
+	capable := func(lo, hi int) []mention {
+		var out []mention
+		for _, x := range ms {
+			if x.start >= lo && x.end <= hi && subjectCapable(x.typ, m.stage) && !locative(sent, x) {
+				out = append(out, x)
+			}
+		}
+		return preferFeatures(out, m.stage)
+	}
+	// 1. The object of "Promoted X to GA": the names in it, else the phrase.
+	if m.obj[0] >= 0 {
+		if c := capable(m.obj[0], m.obj[1]); len(c) > 0 {
+			return c
+		}
+		obj := sent[m.obj[0]:m.obj[1]]
+		if p := cleanPhrase(obj, m.stage); p != "" {
+			return []mention{{name: p, typ: MentionFeature}}
+		}
+		if strings.TrimSpace(reObjLead.ReplaceAllString(obj, "")) != "" {
+			return nil // the object is named but is no feature ("opt-in alpha support")
+		}
+	}
+	// 2. Names since the previous match, nearest group first.
+	if !m.after {
+		if c := capable(prevEnd, m.end); len(c) > 0 {
+			return lastGroup(sent, c)
+		}
+	}
+	// 3. The previous match's subject: "X graduated to beta and is enabled
+	// by default". 4. Names after the match, up to the next one (not
+	// replacements named after "in favor of"). Patterns whose subject
+	// follows them ("Added alpha support for X") try 4 first.
+	hi := max(nextStart, m.end) // the next match may overlap this one
+	if loc := reReplacement.FindStringIndex(sent[m.end:hi]); loc != nil {
+		hi = m.end + loc[0]
+	}
+	after := capable(m.end, hi)
+	if m.after && len(after) > 0 {
+		return firstGroup(sent, after)
+	}
+	if len(prev) > 0 {
+		return prev
+	}
+	if len(after) > 0 {
+		return firstGroup(sent, after)
+	}
+	if m.after {
+		if c := capable(prevEnd, m.start); len(c) > 0 {
+			return lastGroup(sent, c)
+		}
+	}
+	// 5. The entry's focus, for sentences that name nothing.
+	if len(ctx.context) > 0 && (ctx.contextAll || isMaturity(m.stage)) && !namesAnything(ms) {
+		out := make([]mention, 0, len(ctx.context))
+		for _, c := range ctx.context {
+			out = append(out, mention{name: c, typ: MentionFeature})
+		}
+		return out
+	}
+	// 6. A phrase: the Japanese subject before を/が/は, or the English
+	// subject at the start of the sentence.
+	if p := phraseSubject(sent, m, prevEnd); p != "" {
+		return []mention{{name: p, typ: MentionFeature}}
+	}
+	return nil
+}
+
+// locative reports whether a name is only where the change happens: "in
+// ResourceSlices", "ResourceSlice 内の".
+func locative(sent string, x mention) bool {
+	if reLocativeBefore.MatchString(tail(sent[:x.start], 24)) {
+		return true
+	}
+	return reLocativeAfter.MatchString(sent[x.end:])
+}
+
+func namesAnything(ms []mention) bool {
+	for _, m := range ms {
+		if m.typ != MentionComponent {
+			return true
+		}
+	}
+	return false
+}
+
+// preferFeatures keeps gates and named features when a maturity change has
+// them among its candidates.
+func preferFeatures(c []mention, st Stage) []mention {
+	if !isMaturity(st) {
+		return c
+	}
+	var f []mention
+	for _, m := range c {
+		if m.typ == MentionFeatureGate || m.typ == MentionFeature {
+			f = append(f, m)
+		}
+	}
+	if len(f) > 0 {
+		return f
+	}
+	return c
+}
+
+// lastGroup returns the last run of names joined by list separators.
+func lastGroup(sent string, c []mention) []mention {
+	j := len(c) - 1
+	for j > 0 && reListGap.MatchString(gapText(sent, c[j-1], c[j])) {
+		j--
+	}
+	return c[j:]
+}
+
+// firstGroup returns the first run of names joined by list separators.
+func firstGroup(sent string, c []mention) []mention {
+	j := 0
+	for j+1 < len(c) && reListGap.MatchString(gapText(sent, c[j], c[j+1])) {
+		j++
+	}
+	return c[:j+1]
+}
+
+func gapText(sent string, a, b mention) string {
+	if a.end > b.start {
+		return ""
+	}
+	g := sent[a.end:b.start]
+	g = strings.ReplaceAll(g, "feature gates", "")
+	g = strings.ReplaceAll(g, "feature gate", "")
+	return g
+}
+
+// phraseSubject finds a subject that is not a recognised name.
+func phraseSubject(sent string, m stageMatch, prevEnd int) string {
+	before := ""
+	if prevEnd <= m.start {
+		before = tail(sent[prevEnd:m.start], 300)
+	}
+	if hasJapanese(sent) {
+		if loc := reJaParticle.FindStringIndex(before); loc != nil {
+			return jaRun(before[:loc[0]], m.stage)
+		}
+		return ""
+	}
+	if prevEnd > 0 || m.after {
+		return ""
+	}
+	b := reSubjectLead.ReplaceAllString(before, "")
+	b = strings.TrimSpace(b)
+	for _, suf := range []string{" has", " have", " is", " are", " was", " were", " now", " feature", " features", " feature gate", " gate"} {
+		b = strings.TrimSuffix(b, suf)
+	}
+	b = strings.TrimPrefix(strings.TrimPrefix(b, "The "), "the ")
+	p := cleanPhrase(b, m.stage)
+	if p == "" || !isUpper(p[0]) && !isDigit(p[0]) {
+		return ""
+	}
+	return p
+}
+
+// cleanPhrase trims an object phrase to a name, or returns "" when it does
+// not look like one. A maturity change needs a name with a capital letter or
+// of several words ("opt-in" is not a feature).
+func cleanPhrase(p string, st Stage) string {
+	p = reAnyParens.ReplaceAllString(p, "")
+	p = reObjLead.ReplaceAllString(p, "")
+	p = reObjTrail.ReplaceAllString(p, "")
+	p = strings.ReplaceAll(strings.Trim(strings.TrimSpace(p), `"'.,:;`), `"`, "")
+	if p == "" || hasJapanese(p) || !hasLetter(p) {
+		return ""
+	}
+	words := strings.Fields(p)
+	if len(words) > 6 || len(words) == 0 || pronounSubject[strings.ToLower(words[0])] {
+		return ""
+	}
+	if strings.ContainsAny(p, ",;") || strings.Contains(strings.ToLower(p), "metric") {
+		return ""
+	}
+	if isMaturity(st) && (len(words) < 2 && p == strings.ToLower(p) || strings.Contains(p, "_")) {
+		return ""
+	}
+	if !isMaturity(st) && !technical(p) {
+		return ""
+	}
+	if strings.Count(p, "(") != strings.Count(p, ")") || reLeadPreposition.MatchString(p) {
+		return ""
+	}
+	return p
+}
+
+// technical reports whether a phrase looks like a name rather than prose:
+// a capital, a digit or one of - / . _ in it.
+func technical(p string) bool {
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if isUpper(c) || isDigit(c) || strings.IndexByte("-/._", c) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// jaRun returns the trailing run of Latin words in s, after dropping generic
+// Japanese nouns such as 機能 and イメージ.
+func jaRun(s string, st Stage) string {
+	s = reJaTrailNoun.ReplaceAllString(s, "")
+	s = reTrailParens.ReplaceAllString(s, "")
+	s = strings.TrimRight(s, " ")
+	end := len(s)
+	start := end
+	for start > 0 {
+		r, size := utf8.DecodeLastRuneInString(s[:start])
+		if r < utf8.RuneSelf && (isNameByte(byte(r)) || r == ' ') {
+			start -= size
+			continue
+		}
+		if r == 'と' && start-size > 0 {
+			// "device taint と toleration": keep joined Latin words together.
+			pr, _ := utf8.DecodeLastRuneInString(strings.TrimRight(s[:start-size], " "))
+			if pr < utf8.RuneSelf && isNameByte(byte(pr)) {
+				start -= size
+				continue
+			}
+		}
+		break
+	}
+	return cleanPhrase(strings.TrimSpace(s[start:end]), st)
+}
+
+// mergeEvents folds the events of one part into one per feature and release,
+// in the order they were stated.
+func mergeEvents(raw []event) []event {
+	type key struct{ f, rel string }
+	var order []key
+	byKey := map[key][]event{}
+	for _, e := range raw {
+		k := key{featureKey(e.feature), e.release}
+		if _, ok := byKey[k]; !ok {
+			order = append(order, k)
+		}
+		byKey[k] = append(byKey[k], e)
+	}
+	out := make([]event, 0, len(order))
+	for _, k := range order {
+		out = append(out, foldStages(byKey[k]))
+	}
+	return out
+}
+
+// foldStages applies a sequence of statements about one feature: a promotion
+// to beta followed by "enabled by default" is StageBetaDefaultOn; removal
+// wins over GA ("GA gates removed"); a revert followed by a state records
+// that state as a revert.
+func foldStages(es []event) event {
+	final := es[0]
+	final.stage = ""
+	revert := false
+	for _, e := range es {
+		if e.stage == StageReverted {
+			revert = true
+			if final.stage == "" {
+				final.pr, final.evidence, final.stage = e.pr, e.evidence, StageReverted
+			}
+			continue
+		}
+		cur := final.stage
+		if cur == StageReverted {
+			cur = ""
+		}
+		next := combineStages(cur, e.stage, final.promo)
+		if next != final.stage {
+			final.pr, final.evidence, final.promo = e.pr, e.evidence, e.promo
+			final.stage = next
+			final.revert = revert
+		}
+		if final.mtype != MentionFeatureGate && e.mtype == MentionFeatureGate {
+			final.mtype, final.feature = e.mtype, e.feature
+		}
+	}
+	if final.stage == StageReverted {
+		final.revert = true
+	}
+	return final
+}
+
+// combineStages returns the state after next is stated about a feature that
+// is in state cur; promo says whether cur came from a promotion.
+func combineStages(cur, next Stage, promo bool) Stage {
+	switch next {
+	case StageBeta:
+		if cur == StageDefaultOn || cur == StageBetaDefaultOn {
+			return StageBetaDefaultOn
+		}
+	case StageGA, StageDeprecated:
+		if cur == StageRemoved {
+			return cur
+		}
+	case StageDefaultOn:
+		switch cur {
+		case StageBeta, StageBetaDefaultOn:
+			return StageBetaDefaultOn
+		case StageGA, StageRemoved:
+			return cur
+		}
+	case StageDefaultOff:
+		if cur == StageRemoved || cur == StageGA || cur == StageBeta && promo {
+			return cur
+		}
+	case StageReverted:
+		if cur != "" {
+			return cur
+		}
+	}
+	return next
+}
+
+// featureKey is the identity of a feature name: case and spaces ignored, so
+// "Graceful Node Shutdown" and "GracefulNodeShutdown" are one feature.
+func featureKey(name string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(name) {
+		if r == ' ' || r == '\u3000' {
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}

@@ -1,0 +1,725 @@
+package changelog
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func readTestdata(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatalf("read testdata: %v", err)
+	}
+	return b
+}
+
+func mustParse(t *testing.T, doc []byte, opts Options) *Document {
+	t.Helper()
+	d, err := Parse(doc, opts)
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	return d
+}
+
+func kindCounts(d *Document) map[Kind]int {
+	m := map[Kind]int{}
+	for _, e := range d.Entries {
+		m[e.Kind]++
+	}
+	return m
+}
+
+// hasStage reports whether some entry states the change.
+func hasStage(d *Document, feature string, st Stage, release string, pr int) bool {
+	for _, e := range d.Entries {
+		for _, sc := range e.Stages {
+			if featureKey(sc.Feature) == featureKey(feature) && sc.Stage == st && sc.Release == release && sc.PR == pr {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func stagesOf(d *Document, feature string) []StageChange {
+	var out []StageChange
+	for _, e := range d.Entries {
+		for _, sc := range e.Stages {
+			if featureKey(sc.Feature) == featureKey(feature) {
+				out = append(out, sc)
+			}
+		}
+	}
+	return out
+}
+
+func entryWithPR(d *Document, pr int) *Entry {
+	for i := range d.Entries {
+		if slices.Contains(d.Entries[i].PRs, pr) {
+			return &d.Entries[i]
+		}
+	}
+	return nil
+}
+
+func mentionType(e *Entry, name string) MentionType {
+	for _, m := range e.Mentions {
+		if m.Name == name {
+			return m.Type
+		}
+	}
+	return ""
+}
+
+func TestParseRejectsBadInput(t *testing.T) {
+	upstreamNoEntries := "## Changelog since v1.29.0\n\n## Changes by Kind\n\n### Feature\n\nSee [#1](https://github.com/kubernetes/kubernetes/pull/1) for details.\n"
+	good := readTestdata(t, "upstream_multi_pr.md")
+	tests := []struct {
+		name string
+		doc  []byte
+		opts Options
+		want error
+	}{
+		{"empty", nil, Options{}, ErrEmpty},
+		{"white space and BOM", []byte("\uFEFF \n\t\r\n  "), Options{}, ErrEmpty},
+		{"NUL byte", append([]byte("## Changes by Kind\n"), 0, 'x'), Options{}, ErrBinary},
+		{"invalid UTF-8", []byte("## Changes by Kind\n- caf\xe9 au lait\n"), Options{}, ErrNotUTF8},
+		{"over the size limit", bytes.Repeat([]byte("a"), MaxDocumentSize+1), Options{}, ErrTooLarge},
+		{"prose without changelog structure", []byte("Dear diary,\nToday I upgraded my cluster and nothing broke.\n"), Options{}, ErrUnknownFormat},
+		{"headings but no entries", []byte(upstreamNoEntries), Options{}, ErrNoEntries},
+		{"article format forced on prose", []byte("Just a sentence.\n"), Options{Format: FormatArticle}, ErrNoEntries},
+		{"unknown format option", good, Options{Format: "yaml"}, ErrInvalidOption},
+		{"bad release option", good, Options{Release: "one point two"}, ErrInvalidOption},
+		{"bad sig option", good, Options{SIG: "SIG-"}, ErrInvalidOption},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, err := Parse(tt.doc, tt.opts)
+			if !errors.Is(err, tt.want) {
+				t.Fatalf("Parse error = %v, want errors.Is(_, %v)", err, tt.want)
+			}
+			if d != nil {
+				t.Errorf("Parse returned a document with error %v, want nil", err)
+			}
+			if msg := err.Error(); msg != strings.ToLower(msg[:1])+msg[1:] || !strings.HasPrefix(msg, "changelog: ") {
+				t.Errorf("error %q: want a lower-case message prefixed with the package name", msg)
+			}
+		})
+	}
+}
+
+func TestParseAtSizeLimit(t *testing.T) {
+	doc := readTestdata(t, "upstream_multi_pr.md")
+	pad := bytes.Repeat([]byte(" "), MaxDocumentSize-len(doc))
+	padded := append(append([]byte(nil), doc...), pad...)
+	if len(padded) != MaxDocumentSize {
+		t.Fatalf("padded size = %d, want %d", len(padded), MaxDocumentSize)
+	}
+	d := mustParse(t, padded, Options{})
+	if got := len(d.Entries); got != 7 {
+		t.Errorf("entries = %d, want 7", got)
+	}
+}
+
+func TestParseTestdata(t *testing.T) {
+	type stage struct {
+		feature string
+		stage   Stage
+		release string
+		pr      int
+	}
+	tests := []struct {
+		file       string
+		opts       Options
+		format     Format
+		release    string
+		sig        string
+		key        string
+		kinds      map[Kind]int
+		stages     []stage
+		notStaged  []string // names that must not get a stage change
+		mentions   map[string]MentionType
+		prs        map[int][]int    // an entry's PR -> all its PRs
+		sigs       map[int][]string // an entry's PR -> its SIGs
+		notes      map[int]int      // an entry's PR -> number of notes
+		textHas    map[int]string   // an entry's PR -> a substring of its text
+		actionReqd []int
+	}{
+		{
+			file: "upstream_multi_pr.md", format: FormatUpstream, release: "1.41", key: "1.41",
+			kinds: map[Kind]int{KindUrgentUpgradeNote: 1, KindFeature: 3, KindBugOrRegression: 1, KindCleanup: 2},
+			stages: []stage{
+				{"QuotaSnapshots", StageGA, "1.41", 200010},
+				{"QuotaSnapshotEvents", StageGA, "1.41", 200010},
+				{"LazyVolumeAttach", StageBetaDefaultOn, "1.41", 200020},
+				{"PodSnapshotRestore", StageAlpha, "1.41", 200030},
+				{"StaticPodHashing", StageRemoved, "1.41", 200050},
+				{"StaticPodHashing", StageGA, "1.38", 0},
+				{"memory.high", StageDeprecated, "1.41", 200060},
+			},
+			notStaged: []string{"NodeLabelSync"},
+			mentions: map[string]MentionType{
+				"--legacy-socket-path": MentionFlag, "socketPath": MentionConfigField,
+				"pod_snapshot_restore_seconds": MentionMetric, "memory.high": MentionCgroupFile,
+				"QuotaSnapshotEvents": MentionFeatureGate, "kubelet": MentionComponent,
+			},
+			prs:        map[int][]int{200010: {200010, 200011}, 200040: {200040}},
+			sigs:       map[int][]string{200010: {"Apps", "Node", "Scheduling"}, 200020: nil},
+			textHas:    map[int]string{200030: "\n- a pod can be recreated from a snapshot", 200040: "first reported in #199999"},
+			actionReqd: []int{200001},
+		},
+		{
+			file: "upstream_crlf.md", format: FormatUpstream, release: "1.10", key: "1.10",
+			kinds: map[Kind]int{KindAPIChange: 1, KindDeprecation: 1},
+			stages: []stage{
+				{"TickerWidget", StageBetaDefaultOn, "1.10", 5001},
+				{"widgets.example.k8s.io/v1alpha1", StageDeprecated, "1.10", 5002},
+			},
+			notStaged: []string{"widgets.example.k8s.io/v1"},
+			mentions:  map[string]MentionType{"widgets.example.k8s.io/v1": MentionAPIVersion},
+			sigs:      map[int][]string{5002: nil},
+			textHas:   map[int]string{5002: "v1. Clients should switch before the next release."},
+		},
+		{
+			file: "upstream_by_sig.md", opts: Options{Release: "v1.16.0"}, format: FormatUpstreamBySIG, release: "1.16", key: "1.16",
+			kinds: map[Kind]int{KindHighlight: 1, KindKnownIssue: 1, KindUrgentUpgradeNote: 2, KindFeature: 1, KindUncategorized: 1, KindDependency: 1},
+			stages: []stage{
+				{"Widget Autoscaling", StageBeta, "1.16", 0},
+				{"Widget Autoscaling", StageAlpha, "1.14", 0},
+				{"Windows GracefulStop", StageBeta, "1.16", 0},
+				{"PodTopologyHints", StageGA, "1.16", 300002},
+				{"--masquerade-everything", StageDeprecated, "1.16", 300003},
+			},
+			sigs: map[int][]string{300001: {"Storage"}, 300003: {"Network"}, 300002: nil},
+		},
+		{
+			file: "article_headings_ja.txt", format: FormatArticle, release: "1.31", sig: "Storage", key: "1.31/storage",
+			kinds: map[Kind]int{KindHighlight: 1, KindDeprecation: 1, KindAPIChange: 1, KindFeature: 2},
+			stages: []stage{
+				{"FooDisk", StageDeprecated, "1.31", 400001},
+				{"VolumeAttributesClass", StageBetaDefaultOn, "1.31", 400002},
+				{"VolumeAttributesClass", StageAlpha, "1.29", 0},
+				{"SnapshotGroupQuota", StageAlpha, "1.31", 400003},
+			},
+			mentions: map[string]MentionType{"--volume-stats-interval": MentionFlag, "SnapshotGroupQuota": MentionFeatureGate},
+			prs:      map[int][]int{400004: {400004, 400005}},
+			sigs:     map[int][]string{400002: {"Storage", "API Machinery"}, 400003: {"Storage"}, 400004: nil},
+			notes:    map[int]int{400001: 1, 400002: 1, 400003: 0},
+		},
+		{
+			file: "article_markdown_ja.md", format: FormatArticle, release: "1.33", sig: "Auth", key: "1.33/auth",
+			kinds: map[Kind]int{KindFeature: 2, KindDeprecation: 1},
+			stages: []stage{
+				{"TokenWidgetBinding", StageGA, "1.33", 500001},
+				{"authz.example.k8s.io/v1beta1", StageDeprecated, "1.33", 500003},
+			},
+			mentions: map[string]MentionType{"--authz-cache-size": MentionFlag, "authz.example.k8s.io/v1beta1": MentionAPIVersion},
+			sigs:     map[int][]string{500001: {"Auth"}, 500002: nil, 500003: {"Auth", "API Machinery"}},
+			notes:    map[int]int{500001: 1, 500002: 0},
+			textHas:  map[int]string{500002: "--authz-cache-size フラグで指定できるようにした。"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			d := mustParse(t, readTestdata(t, tt.file), tt.opts)
+			if d.Format != tt.format || d.Release != tt.release || d.SIG != tt.sig || d.Key != tt.key {
+				t.Errorf("document = format %q release %q sig %q key %q, want %q %q %q %q",
+					d.Format, d.Release, d.SIG, d.Key, tt.format, tt.release, tt.sig, tt.key)
+			}
+			if got := kindCounts(d); !mapsEqual(got, tt.kinds) {
+				t.Errorf("kinds = %v, want %v", got, tt.kinds)
+			}
+			for _, s := range tt.stages {
+				if !hasStage(d, s.feature, s.stage, s.release, s.pr) {
+					t.Errorf("missing stage change %s %s in %s (#%d); have %+v", s.feature, s.stage, s.release, s.pr, stagesOf(d, s.feature))
+				}
+			}
+			for _, n := range tt.notStaged {
+				if got := stagesOf(d, n); len(got) > 0 {
+					t.Errorf("%s: got stage changes %+v, want none", n, got)
+				}
+			}
+			for pr, want := range tt.prs {
+				e := entryWithPR(d, pr)
+				if e == nil || !slices.Equal(e.PRs, want) {
+					t.Errorf("entry #%d: PRs = %v, want %v", pr, prsOf(e), want)
+				}
+			}
+			for pr, want := range tt.sigs {
+				e := entryWithPR(d, pr)
+				if e == nil || !slices.Equal(e.SIGs, want) {
+					t.Errorf("entry #%d: SIGs = %v, want %v", pr, sigsOf(e), want)
+				}
+			}
+			for pr, want := range tt.notes {
+				if e := entryWithPR(d, pr); e == nil || len(e.Notes) != want {
+					t.Errorf("entry #%d: %d notes, want %d", pr, notesOf(e), want)
+				}
+			}
+			for pr, want := range tt.textHas {
+				if e := entryWithPR(d, pr); e == nil || !strings.Contains(e.Text, want) {
+					t.Errorf("entry #%d: text %q does not contain %q", pr, textOf(e), want)
+				}
+			}
+			for name, want := range tt.mentions {
+				found := false
+				for i := range d.Entries {
+					if got := mentionType(&d.Entries[i], name); got != "" {
+						found = true
+						if got != want {
+							t.Errorf("mention %s: type %s, want %s", name, got, want)
+						}
+					}
+				}
+				if !found {
+					t.Errorf("mention %s not found", name)
+				}
+			}
+			for _, pr := range tt.actionReqd {
+				if e := entryWithPR(d, pr); e == nil || !e.ActionRequired {
+					t.Errorf("entry #%d: ActionRequired = false, want true", pr)
+				}
+			}
+			for _, e := range d.Entries {
+				if strings.Contains(e.Text, "](") || strings.Contains(e.Text, "[#") || strings.Contains(e.Text, "`") {
+					t.Errorf("entry %s: text keeps markdown: %q", e.Key, e.Text)
+				}
+				if !strings.HasPrefix(e.Key, d.Key+"/"+string(e.Kind)+"/") {
+					t.Errorf("entry key %q does not start with %q", e.Key, d.Key+"/"+string(e.Kind)+"/")
+				}
+			}
+		})
+	}
+}
+
+func prsOf(e *Entry) []int {
+	if e == nil {
+		return nil
+	}
+	return e.PRs
+}
+
+func sigsOf(e *Entry) []string {
+	if e == nil {
+		return nil
+	}
+	return e.SIGs
+}
+
+func notesOf(e *Entry) int {
+	if e == nil {
+		return -1
+	}
+	return len(e.Notes)
+}
+
+func textOf(e *Entry) string {
+	if e == nil {
+		return "<no entry>"
+	}
+	return e.Text
+}
+
+func mapsEqual[K comparable, V comparable](a, b map[K]V) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+func TestCRLFMatchesLF(t *testing.T) {
+	crlf := readTestdata(t, "upstream_crlf.md")
+	if !bytes.Contains(crlf, []byte("\r\n")) {
+		t.Fatal("testdata upstream_crlf.md lost its CRLF line endings")
+	}
+	lf := bytes.ReplaceAll(crlf, []byte("\r\n"), []byte("\n"))
+	a, b := mustParse(t, crlf, Options{}), mustParse(t, lf, Options{})
+	if len(a.Entries) != len(b.Entries) {
+		t.Fatalf("entries: CRLF %d, LF %d", len(a.Entries), len(b.Entries))
+	}
+	for i := range a.Entries {
+		if a.Entries[i].Key != b.Entries[i].Key || a.Entries[i].Text != b.Entries[i].Text {
+			t.Errorf("entry %d: CRLF %q %q, LF %q %q", i, a.Entries[i].Key, a.Entries[i].Text, b.Entries[i].Key, b.Entries[i].Text)
+		}
+		if strings.Contains(a.Entries[i].Text, "\r") {
+			t.Errorf("entry %d keeps a carriage return: %q", i, a.Entries[i].Text)
+		}
+	}
+	if a.SHA256 == b.SHA256 {
+		t.Errorf("SHA256 of CRLF and LF input are equal, want the digest of the bytes given")
+	}
+}
+
+func TestOptionsOverride(t *testing.T) {
+	doc := readTestdata(t, "article_headings_ja.txt")
+	d := mustParse(t, doc, Options{Release: "v1.32.4", SIG: "sig/api-machinery"})
+	if d.Release != "1.32" || d.SIG != "API Machinery" || d.Key != "1.32/api-machinery" {
+		t.Errorf("release %q sig %q key %q, want 1.32, API Machinery, 1.32/api-machinery", d.Release, d.SIG, d.Key)
+	}
+	// Stage changes follow the forced release.
+	if !hasStage(d, "SnapshotGroupQuota", StageAlpha, "1.32", 400003) {
+		t.Errorf("SnapshotGroupQuota alpha not recorded in the forced release: %+v", stagesOf(d, "SnapshotGroupQuota"))
+	}
+	// Forcing the format the document already has changes nothing.
+	forced := mustParse(t, doc, Options{Format: FormatArticle})
+	auto := mustParse(t, doc, Options{})
+	if len(forced.Entries) != len(auto.Entries) || forced.Format != FormatArticle {
+		t.Errorf("forced format: %d entries (%s), auto %d", len(forced.Entries), forced.Format, len(auto.Entries))
+	}
+}
+
+func TestUnknownReleaseKeepsEntries(t *testing.T) {
+	d := mustParse(t, readTestdata(t, "upstream_by_sig.md"), Options{})
+	if d.Release != "" || d.Key != "unknown" {
+		t.Errorf("release %q key %q, want empty release and key unknown", d.Release, d.Key)
+	}
+	if len(d.Entries) != 7 {
+		t.Errorf("entries = %d, want 7", len(d.Entries))
+	}
+}
+
+func TestEntryKeysSurviveEdits(t *testing.T) {
+	orig := string(readTestdata(t, "upstream_by_sig.md"))
+	edited := strings.NewReplacer(
+		// A new entry ahead of the others.
+		"## Known Issues\n", "## Known Issues\n- A brand-new issue nobody had seen before.\n",
+		// Punctuation and spacing changes in an entry without a PR.
+		"Node status may flap for a minute after an upgrade when the cloud provider answers slowly.",
+		"Node status may flap  for a minute, after an upgrade, when the cloud provider answers slowly",
+		// Reword an entry that has a PR.
+		"Graduate PodTopologyHints to GA.", "Graduated PodTopologyHints to GA (finally).",
+	).Replace(orig)
+	a := mustParse(t, []byte(orig), Options{Release: "1.16"})
+	b := mustParse(t, []byte(edited), Options{Release: "1.16"})
+	keysB := map[string]bool{}
+	for _, e := range b.Entries {
+		keysB[e.Key] = true
+	}
+	for _, e := range a.Entries {
+		if !keysB[e.Key] {
+			t.Errorf("key %q of %q lost after the edit", e.Key, e.Text)
+		}
+	}
+	if len(b.Entries) != len(a.Entries)+1 {
+		t.Errorf("edited document has %d entries, want %d", len(b.Entries), len(a.Entries)+1)
+	}
+	// Re-parsing gives the same keys in the same order.
+	c := mustParse(t, []byte(orig), Options{Release: "1.16"})
+	for i := range a.Entries {
+		if a.Entries[i].Key != c.Entries[i].Key {
+			t.Errorf("entry %d: key %q then %q", i, a.Entries[i].Key, c.Entries[i].Key)
+		}
+	}
+}
+
+func TestWholeChangelogFile(t *testing.T) {
+	entry := func(text string, pr int) string {
+		return fmt.Sprintf("- %s ([#%d](https://github.com/kubernetes/kubernetes/pull/%d), [@dev](https://github.com/dev))\n", text, pr, pr)
+	}
+	doc := "<!-- BEGIN MUNGE: GENERATED_TOC -->\n- [v1.20.1](#v1201)\n<!-- END MUNGE: GENERATED_TOC -->\n\n" +
+		"# v1.20.1\n\n## Changelog since v1.20.0\n\n## Changes by Kind\n\n### Bug or Regression\n\n" + entry("Fixed a patch-level bug.", 11) +
+		"\n# v1.20.0\n\n## Changelog since v1.19.0\n\n## Changes by Kind\n\n### Feature\n\n" + entry("Promoted `WidgetGate` to GA.", 10) + entry("Added a knob.", 9) +
+		"\n# v1.20.0-rc.0\n\n## Changelog since v1.20.0-beta.2\n\n## Changes by Kind\n\n### Feature\n\n" + entry("Pre-release only.", 8)
+	d := mustParse(t, []byte(doc), Options{})
+	var prs []int
+	for _, e := range d.Entries {
+		prs = append(prs, e.PRs...)
+	}
+	if d.Release != "1.20" || !slices.Equal(prs, []int{10, 9}) {
+		t.Errorf("release %q, PRs %v; want the v1.20.0 section: 1.20, [10 9]", d.Release, prs)
+	}
+}
+
+func TestDuplicateKeysGetSuffix(t *testing.T) {
+	doc := "## Changelog since v1.29.0\n\n## Changes by Kind\n\n### Feature\n\n" +
+		"- First note about the widget. ([#7](https://github.com/kubernetes/kubernetes/pull/7), [@a](https://github.com/a))\n" +
+		"- Second note about the widget. ([#7](https://github.com/kubernetes/kubernetes/pull/7), [@a](https://github.com/a))\n"
+	d := mustParse(t, []byte(doc), Options{})
+	want := []string{"1.30/feature/pr-7", "1.30/feature/pr-7-2"}
+	var got []string
+	for _, e := range d.Entries {
+		got = append(got, e.Key)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("keys = %v, want %v", got, want)
+	}
+}
+
+// stageCase is one sentence and the change it states, or none.
+type stageCase struct {
+	sentence string
+	feature  string // "" means: no stage change at all
+	stage    Stage
+	release  string
+}
+
+func upstreamWith(sentence string) []byte {
+	return []byte("## Changelog since v1.29.0\n\n## Changes by Kind\n\n### Feature\n\n- " + sentence +
+		" ([#4242](https://github.com/kubernetes/kubernetes/pull/4242), [@someone](https://github.com/someone))\n")
+}
+
+func articleWith(sentence string) []byte {
+	return []byte("Kubernetes 1.30: SIG-Node の変更内容\n\nFeature\n\n• " + sentence + " (#4242, @someone)\n")
+}
+
+func checkStageCases(t *testing.T, cases []stageCase, wrap func(string) []byte) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.sentence, func(t *testing.T) {
+			d := mustParse(t, wrap(c.sentence), Options{})
+			var got []StageChange
+			for _, e := range d.Entries {
+				got = append(got, e.Stages...)
+			}
+			if c.feature == "" {
+				if len(got) > 0 {
+					t.Errorf("got %+v, want no stage change", got)
+				}
+				return
+			}
+			rel := c.release
+			if rel == "" {
+				rel = "1.30"
+			}
+			for _, sc := range got {
+				if featureKey(sc.Feature) == featureKey(c.feature) && sc.Stage == c.stage && sc.Release == rel {
+					return
+				}
+			}
+			t.Errorf("got %+v, want %s %s in %s", got, c.feature, c.stage, rel)
+		})
+	}
+}
+
+func TestStageWordingEnglish(t *testing.T) {
+	checkStageCases(t, []stageCase{
+		{"Promoted the `FancyGate` feature gate to GA.", "FancyGate", StageGA, ""},
+		{"The `FancyGate` feature has graduated to stable.", "FancyGate", StageGA, ""},
+		{"FancyGate graduates to General Availability.", "FancyGate", StageGA, ""},
+		{"The FancyGate feature gate is locked to enabled.", "FancyGate", StageGA, ""},
+		{"Moved FancyGate to beta.", "FancyGate", StageBeta, ""},
+		{"Promoted FancyGate to beta, and it will be enabled by default.", "FancyGate", StageBetaDefaultOn, ""},
+		{"FancyGate graduates to Beta and enabled by default.", "FancyGate", StageBetaDefaultOn, ""},
+		{"Promoted FancyGate to beta; it stays off by default.", "FancyGate", StageBeta, ""},
+		{"Added a new `FancyGate` alpha feature.", "FancyGate", StageAlpha, ""},
+		{"Fancy things are now available in alpha behind the `FancyGate` feature gate.", "FancyGate", StageAlpha, ""},
+		{"Requires the `FancyGate` feature gate (alpha).", "FancyGate", StageAlpha, ""},
+		{"The `FancyGate` feature gate is enabled by default.", "FancyGate", StageDefaultOn, ""},
+		{"The `FancyGate` feature gate was switched off by default.", "FancyGate", StageDefaultOff, ""},
+		{"`FancyGate` is deprecated and will be removed later.", "FancyGate", StageDeprecated, ""},
+		{"Removed the `FancyGate` feature gate.", "FancyGate", StageRemoved, ""},
+		{"The GA `FancyGate` feature gate has been removed and is unconditionally enabled.", "FancyGate", StageRemoved, ""},
+		{"Reverted the `fancy_id` field added to the `FancyResponse` message.", "fancy_id", StageReverted, ""},
+		{"FancyGate was alpha in 1.27 and is beta now.", "FancyGate", StageAlpha, "1.27"},
+		// Not changes: fixes, plans, negations, metric stability, replacements.
+		{"Fixed a crash in the alpha `FancyGate` feature.", "", "", ""},
+		{"The `FancyGate` feature gate will be enabled by default in v1.31.", "", "", ""},
+		{"The `FancyGate` feature gate is not yet enabled by default.", "", "", ""},
+		{"Promoted the fancy_requests_total metric from alpha to beta stability.", "", "", ""},
+		{"When you enable the `FancyGate` feature gate (off by default), widgets get faster.", "", "", ""},
+		{"Backends now revert to their old behavior when `FancyGate` is off.", "", "", ""},
+		{"Changed deprecated `FancyList` calls to `FancySet`.", "", "", ""},
+	}, upstreamWith)
+}
+
+func TestStageWordingJapanese(t *testing.T) {
+	checkStageCases(t, []stageCase{
+		{"FancyGate 機能を stable に昇格させた。", "FancyGate", StageGA, ""},
+		{"FancyGate feature gate を GA に昇格させた。", "FancyGate", StageGA, ""},
+		{"Fancy Things 機能が GA になりました。", "Fancy Things", StageGA, ""},
+		{"FancyGate フィーチャーゲートがベータに昇格し、デフォルトで有効になります。", "FancyGate", StageBetaDefaultOn, ""},
+		{"FancyGate feature gate を beta に昇格させ、デフォルトで有効化した。", "FancyGate", StageBetaDefaultOn, ""},
+		{"FancyGate feature gate がbeta(デフォルト有効)に昇格しました。", "FancyGate", StageBetaDefaultOn, ""},
+		{"alpha の FancyGate 機能を追加した。", "FancyGate", StageAlpha, ""},
+		{"FancyGate feature gate をデフォルトで無効化した。", "FancyGate", StageDefaultOff, ""},
+		{"fancy.k8s.io/v1beta1 は非推奨になりました。", "fancy.k8s.io/v1beta1", StageDeprecated, ""},
+		{"取り下げとなった機能 FancyGate が削除されました。", "FancyGate", StageRemoved, ""},
+		{"FancyGate フィーチャーゲートが削除され、無条件で有効化されるようになりました。", "FancyGate", StageRemoved, ""},
+		{"FancyGate 機能は 1.28 で alpha として導入されました。", "FancyGate", StageAlpha, "1.28"},
+		// Not changes.
+		{"アルファの FancyGate 機能を修正しました。", "", "", ""},
+		{"FancyGate は 1.32 で削除される予定です。", "", "", ""},
+		{"Pod を削除した場合に FancyGate が動かない問題を修正した。", "", "", ""},
+	}, articleWith)
+}
+
+func TestLaterEventsAndReverts(t *testing.T) {
+	doc := "Kubernetes 1.30: SIG-Node の変更内容\n\nFeature\n\n" +
+		"• FancyGate feature gate を beta に昇格させた。 (#1001, @a)\n" +
+		"• FancyGate feature gate をデフォルトで無効化した。 (#1002, @b)\n" +
+		"  • :pencil: この変更は #1003 で revert され、リリース時点ではデフォルト有効に戻っています。\n"
+	d := mustParse(t, []byte(doc), Options{})
+	tl, err := NewTimeline(d)
+	if err != nil {
+		t.Fatalf("NewTimeline: %v", err)
+	}
+	got, ok := tl.StageIn("FancyGate", "1.30")
+	if !ok || got.Stage != StageBetaDefaultOn || got.PR != 1003 || !got.Revert {
+		t.Errorf("StageIn = %+v, %v; want beta_default_on from the revert in #1003", got, ok)
+	}
+	hist := tl.History("FancyGate")
+	var prs []int
+	for _, e := range hist {
+		prs = append(prs, e.PR)
+	}
+	if !slices.Equal(prs, []int{1001, 1002, 1003}) {
+		t.Errorf("history PRs = %v, want [1001 1002 1003]", prs)
+	}
+}
+
+func TestReleaseHelpers(t *testing.T) {
+	tests := []struct {
+		a, b string
+		want int
+	}{
+		{"1.9", "1.10", -1},
+		{"1.10", "1.9", 1},
+		{"v1.36.0", "1.36", 0},
+		{"1.36", "1.100", -1},
+		{"2.0", "1.99", 1},
+		{"not a release", "1.1", -1},
+		{"1.1", "", 1},
+	}
+	for _, tt := range tests {
+		if got := CompareReleases(tt.a, tt.b); got != tt.want {
+			t.Errorf("CompareReleases(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
+		}
+	}
+	for in, want := range map[string]string{"v1.36.0-rc.1": "1.36", "1.9": "1.9", " V1.17 ": "1.17"} {
+		if got, err := NormalizeRelease(in); err != nil || got != want {
+			t.Errorf("NormalizeRelease(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "1", "v", "1.x", "0.0", "1.2.3.4", "1.-2"} {
+		if got, err := NormalizeRelease(in); !errors.Is(err, ErrInvalidOption) {
+			t.Errorf("NormalizeRelease(%q) = %q, %v; want ErrInvalidOption", in, got, err)
+		}
+	}
+}
+
+func TestSIGNames(t *testing.T) {
+	for in, want := range map[string]string{
+		"SIG-Node": "Node", "SIG Node": "Node", "sig/api-machinery": "API Machinery", "cli": "CLI",
+		"SIG Cluster Lifecycle": "Cluster Lifecycle", "sig/cloud-provider": "Cloud Provider",
+		"sig/new-thing": "New Thing", "sig": "",
+	} {
+		if got := NormalizeSIG(in); got != want {
+			t.Errorf("NormalizeSIG(%q) = %q, want %q", in, got, want)
+		}
+	}
+	lists := []struct {
+		in   string
+		want []string
+	}{
+		{"API Machinery, Apps, Node and Testing", []string{"API Machinery", "Apps", "Node", "Testing"}},
+		{"Node and Testing", []string{"Node", "Testing"}},
+		{"sig/api-machinery,sig/node,sig/node", []string{"API Machinery", "Node"}},
+		{"Node", []string{"Node"}},
+	}
+	for _, tt := range lists {
+		if got := splitSIGList(tt.in); !slices.Equal(got, tt.want) {
+			t.Errorf("splitSIGList(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestMentionClasses(t *testing.T) {
+	tests := []struct {
+		token string
+		want  MentionType
+	}{
+		{"--reserved-cpus", MentionFlag},
+		{"kubeadm.k8s.io/v1beta1", MentionAPIVersion},
+		{"batch/v2alpha1", MentionAPIVersion},
+		{"memory.low", MentionCgroupFile},
+		{"cpu.weight", MentionCgroupFile},
+		{"apiserver_request_total", MentionMetric},
+		{"scheduler_goroutines", ""}, // one underscore: a metric only in context
+		{"spec.hostUsers", MentionFieldPath},
+		{"ImageVolume", MentionIdentifier},
+		{"KubeletPSI", MentionIdentifier},
+		{"CSIMigration", MentionIdentifier},
+		{"memoryReservationPolicy", MentionConfigField},
+		{"kube-proxy", MentionComponent},
+		{"CRDs", ""},
+		{"IPv6", ""},
+		{"GitHub", ""},
+		{"docker.io", ""},
+		{"v1.36", ""},
+	}
+	for _, tt := range tests {
+		if got := classifyToken(tt.token); got != tt.want {
+			t.Errorf("classifyToken(%q) = %q, want %q", tt.token, got, tt.want)
+		}
+	}
+}
+
+func TestMentionsInContext(t *testing.T) {
+	tests := []struct {
+		text string
+		name string
+		want MentionType
+	}{
+		{"Add `scheduler_goroutines` metric to the scheduler.", "scheduler_goroutines", MentionMetric},
+		{"kubelet_metrics_provider メトリクスを追加した。", "kubelet_metrics_provider", MentionMetric},
+		{"Added the `image_id` field to the response.", "image_id", MentionConfigField},
+		{"PullImageResponse に image_id フィールドを追加した。", "image_id", MentionConfigField},
+		{"init に kubelet-finalize フェーズを追加しました。", "kubelet-finalize", MentionCode},
+		{"Promoted the `A1Gate` and `B2Gate` feature gates to GA.", "A1Gate", MentionFeatureGate},
+		{"Removed GA'ed feature gates: `OldOne`, `OldTwo`, and `OldThree`.", "OldThree", MentionFeatureGate},
+		{"Kubelet Graceful Node Shutdown feature graduates to Beta.", "Graceful Node Shutdown", MentionFeature},
+		{"kubeletのGraceful Node Shutdown機能がベータになりました。", "Graceful Node Shutdown", MentionFeature},
+		{"この機能はalphaのため、ProbeTermGracefeature gateを有効にする必要があります。", "ProbeTermGrace", MentionFeatureGate},
+		{"v1.18以降でGAになっているfeature gateWindowsThingとWindowsOther", "WindowsOther", MentionFeatureGate},
+	}
+	for _, tt := range tests {
+		ms := extractMentions(toPlain(tt.text))
+		var got MentionType
+		for _, m := range ms {
+			if m.name == tt.name {
+				got = m.typ
+			}
+		}
+		if got != tt.want {
+			t.Errorf("%q: %s is %q, want %q (all: %+v)", tt.text, tt.name, got, tt.want, ms)
+		}
+	}
+}
+
+func TestConceptsFromNotes(t *testing.T) {
+	doc := "Kubernetes 1.30: SIG-Node の変更内容\n\nFeature\n\n" +
+		"• FancyGate feature gate を beta に昇格させた。 (#1001, @a)\n" +
+		"  • :pencil: ウィジェットを並べ替えずに表示できる機能です。\n" +
+		"  • :pencil: 設定できる値:\n" +
+		"    • Tidy: 画面に収まるように詰めて表示します。\n"
+	d := mustParse(t, []byte(doc), Options{})
+	want := map[string]string{
+		"FancyGate": "ウィジェットを並べ替えずに表示できる機能です。",
+		"Tidy":      "画面に収まるように詰めて表示します。",
+	}
+	got := map[string]string{}
+	for _, c := range d.Concepts() {
+		if c.Document != "1.30/node" || c.Release != "1.30" || c.SIG != "Node" {
+			t.Errorf("concept %+v: provenance does not match the document", c)
+		}
+		if _, ok := want[c.Term]; ok && strings.Contains(c.Description, want[c.Term]) {
+			got[c.Term] = want[c.Term]
+		}
+	}
+	if !mapsEqual(got, want) {
+		t.Errorf("concepts found %v, want %v", got, want)
+	}
+}

@@ -1,0 +1,438 @@
+package changelog
+
+import (
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// stagePattern is one way of stating a maturity change.
+type stagePattern struct {
+	re    *regexp.Regexp
+	stage Stage // "" means: read the stage from submatch word
+	word  int   // submatch holding a stage word (timeline and parenthesised forms)
+	rel   int   // submatch holding an explicit minor version
+	obj   int   // submatch holding the object ("Promoted X to GA")
+	// verb patterns must start a clause ("Removed X", "Kubeadm: deprecate X").
+	verb bool
+	// state patterns describe a default rather than change it; inside
+	// parentheses they are ignored.
+	state bool
+	// promo marks a promotion: a later "off by default" keeps the stage.
+	promo bool
+	// future patterns already contain "will be" and skip the future check.
+	future bool
+	// subjectAfter: the subject follows the match ("Added alpha support for X").
+	subjectAfter bool
+	// locked: a gate locked to its default; "(false)" after it is no GA.
+	locked bool
+	// ja patterns only run on sentences with Japanese in them.
+	ja bool
+	// need: when set, one of these must occur too (lower case).
+	need []string
+	// triggers: the pattern only runs when one of these occurs (lower case);
+	// "ga" must be a whole word.
+	triggers []string
+}
+
+var stagePatterns = []stagePattern{
+	// English: general availability.
+	{re: regexp.MustCompile(`\b(?:promot|graduat|mov)(?:e|ed|es|ing)\b(.*?)\bto\s+(?:ga|stable|general availability|generally available)\b`), stage: StageGA, obj: 1, promo: true, triggers: []string{"ga", "stable", "general"}, need: []string{"promot", "graduat", "mov"}},
+	{re: regexp.MustCompile(`\b(?:is|are|was|were|has been|have been|be)\s+(?:now\s+|also\s+)?(?:ga|generally available)\b|\b(?:is|are|has been|have been)\s+now\s+stable\b|\bmade\s+stable\b|\breach(?:es|ed)?\s+(?:ga|general availability|stable)\b`), stage: StageGA, promo: true, triggers: []string{"ga", "stable", "general"}},
+	{re: regexp.MustCompile(`\block(?:ed|s)?\s+(?:(.+?)\s+)?(?:to\s+(?:true|enabled|its default|the default|default value|default|on)|on)\b`), stage: StageGA, obj: 1, locked: true, triggers: []string{"lock"}},
+	{re: regexp.MustCompile(`\bunconditionally\s+enabled\b`), stage: StageGA, triggers: []string{"uncondition"}},
+	// English: beta.
+	{re: regexp.MustCompile(`\bto\s+beta\s*(?:,\s*|\s+)(?:and\s+)?(?:it\s+)?(?:will\s+be\s+|is\s+(?:now\s+)?|now\s+|be\s+)?(?:enabled|turned on|on)\s+by\s+default\b|\bto\s+beta\s*\(\s*(?:on|enabled)\s+by\s+default`), stage: StageBetaDefaultOn, promo: true, future: true, triggers: []string{"beta"}},
+	{re: regexp.MustCompile(`\b(?:promot|graduat|mov)(?:e|ed|es|ing)\b(.*?)\bto\s+beta\b`), stage: StageBeta, obj: 1, promo: true, triggers: []string{"beta"}, need: []string{"promot", "graduat", "mov"}},
+	{re: regexp.MustCompile(`\bto\s+beta\b`), stage: StageBeta, promo: true, triggers: []string{"beta"}},
+	{re: regexp.MustCompile(`\b(?:is|are|was|were|has been|have been)\s+(?:now\s+)?beta\b|\b(?:available|introduced|added)\s+(?:in|as)\s+(?:an?\s+)?beta\b|\breach(?:es|ed)?\s+beta\b`), stage: StageBeta, promo: true, triggers: []string{"beta"}},
+	// English: alpha.
+	{re: regexp.MustCompile(`\b(?:add|adds|added|adding|introduc(?:e|es|ed|ing)|new|implement(?:s|ed)?)\b([^.;:]*?)\balpha\b`), stage: StageAlpha, obj: 1, subjectAfter: true, triggers: []string{"alpha"}, need: []string{"add", "introduc", "new", "implement"}},
+	{re: regexp.MustCompile(`\b(?:available|introduced|added)\s+(?:in|as)\s+(?:an?\s+)?alpha\b`), stage: StageAlpha, subjectAfter: true, triggers: []string{"alpha"}},
+	{re: regexp.MustCompile(`\bnew\s+(?:alpha\s+)?feature[- ]gates?\b`), stage: StageAlpha, subjectAfter: true, triggers: []string{"new"}},
+	// English: stage and release named together ("alpha in 1.31").
+	{re: regexp.MustCompile(`\b(alpha|beta|ga|stable)\s+in\s+(?:kubernetes\s+)?v?1\.(\d+)\b`), word: 1, rel: 2, triggers: []string{"alpha", "beta", "ga", "stable"}, need: []string{" in "}},
+	// Parenthesised stage after a name: "(alpha)", "(beta in v1.36)", "(beta, enabled by default)".
+	{re: regexp.MustCompile(`\(\s*(alpha|beta|ga|stable)\b((?:\s*[,、]|\s+in\s)[^)]*)?\)`), word: 1, triggers: []string{"(alpha", "(beta", "(ga", "(stable", "( alpha", "( beta"}},
+	// English: default state.
+	{re: regexp.MustCompile(`\b(?:enabled|turned on|switched on|on)\s+by\s+default\b`), stage: StageDefaultOn, state: true, triggers: []string{"by default"}},
+	{re: regexp.MustCompile(`\benabl(?:e|es|ed|ing)\s+(?:the\s+)?(.+?)\s+by\s+default\b`), stage: StageDefaultOn, obj: 1, triggers: []string{"by default"}, need: []string{"enabl"}},
+	{re: regexp.MustCompile(`\b(?:turned|switched)\s+off\s+by\s+default\b`), stage: StageDefaultOff, state: true, triggers: []string{"by default"}},
+	{re: regexp.MustCompile(`\bdisabl(?:e|es|ed|ing)\s+(?:the\s+)?(.+?)\s+by\s+default\b`), stage: StageDefaultOff, obj: 1, triggers: []string{"by default"}, need: []string{"disabl"}},
+	// English: deprecation.
+	{re: regexp.MustCompile(`\b(?:is|are|was|were|has been|have been|be|being|been|now|got)\s+(?:now\s+|also\s+|formally\s+|officially\s+)?(?:marked\s+(?:as\s+)?)?deprecated\b`), stage: StageDeprecated, triggers: []string{"deprecat"}},
+	{re: regexp.MustCompile(`\bdeprecat(?:e|es|ed|ing)\b(.*?)(?:\bin favou?r of\b|[.;](?:\s|$)|$)`), stage: StageDeprecated, obj: 1, verb: true, triggers: []string{"deprecat"}},
+	{re: regexp.MustCompile(`\bmark(?:s|ed|ing)?\s+(.+?)\s+as\s+deprecated\b`), stage: StageDeprecated, obj: 1, triggers: []string{"deprecat"}, need: []string{"mark"}},
+	{re: regexp.MustCompile(`\bdeprecation\s+(?:of|for)\b(.*?)(?:[.;](?:\s|$)|$)`), stage: StageDeprecated, obj: 1, triggers: []string{"deprecation"}},
+	// English: removal.
+	{re: regexp.MustCompile(`\b(?:is|are|was|were|has been|have been|be|been|being|now|got)\s+(?:now\s+|fully\s+|also\s+|completely\s+|officially\s+)?removed\b`), stage: StageRemoved, triggers: []string{"remov"}},
+	{re: regexp.MustCompile(`\bremov(?:e|es|ed|ing)\s+(.+?)(?:[.;](?:\s|$)|\bfrom\b|\bin favou?r\b|$)`), stage: StageRemoved, obj: 1, verb: true, triggers: []string{"remov"}},
+	{re: regexp.MustCompile(`\bwithdrawn\b`), stage: StageRemoved, triggers: []string{"withdrawn"}},
+	// English: revert.
+	{re: regexp.MustCompile(`\brevert(?:s|ed|ing)?\b|\broll(?:s|ed)?\s+back\b|\brolled\s+back\b`), stage: StageReverted, triggers: []string{"revert", "roll back", "rolls back", "rolled back"}},
+
+	// Japanese: a release followed by a stage ("1.31 で alpha、1.33 で beta").
+	{re: regexp.MustCompile(`(?:^|[^\d.])v?1\.(\d+)\s*(?:で|では|から|に|にて|以降で?)\s*(?:は\s*)?(\balpha\b|\bbeta\b|\bga\b|\bstable\b|アルファ|ベータ|安定版|デフォルト(?:で)?\s*有効(?:化)?|デフォルト(?:で)?\s*無効(?:化)?|非推奨|削除)`), word: 2, rel: 1, ja: true, triggers: []string{"で", "から", "に"}},
+	{re: regexp.MustCompile(`(?:\bga\b|general availability|\bstable\b|安定版)\s*(?:\([^)]*\)\s*)?(?:に|と|へ)\s*(?:な[りっるれ]|昇格|移行|到達|格上げ)`), stage: StageGA, promo: true, ja: true, triggers: []string{"ga", "general", "stable", "安定版"}},
+	{re: regexp.MustCompile(`(?:\bbeta\b|ベータ)(?:版)?\s*(?:\(([^)]*)\)\s*)?(?:に|と|へ)\s*(?:な[りっるれ]|昇格|移行|格上げ)`), stage: StageBeta, promo: true, ja: true, triggers: []string{"beta", "ベータ"}},
+	{re: regexp.MustCompile(`(?:\bbeta\b|ベータ)\s*(?:で|,|、)\s*デフォルト(?:で|が)?\s*有効`), stage: StageBetaDefaultOn, ja: true, triggers: []string{"beta", "ベータ"}},
+	{re: regexp.MustCompile(`(?:\bbeta\b|ベータ)版です`), stage: StageBeta, ja: true, triggers: []string{"beta", "ベータ"}},
+	{re: regexp.MustCompile(`(?:\balpha\b|アルファ)(?:版)?\s*(?:で|として)?\s*(?:導入|追加)|(?:新しい|新たな|新規の?)\s*(?:\balpha\b|アルファ)|(?:\balpha\b|アルファ)(?:版)?\s*(?:に|と)\s*な[りっる]`), stage: StageAlpha, ja: true, triggers: []string{"alpha", "アルファ"}},
+	{re: regexp.MustCompile(`(?:\balpha\b|アルファ)\s*の([^。]*?)を追加`), stage: StageAlpha, obj: 1, ja: true, triggers: []string{"alpha", "アルファ"}},
+	{re: regexp.MustCompile(`(?:\balpha\b|アルファ)(?:のため|なので|であるため)([^。]*?)有効にする必要`), stage: StageAlpha, obj: 1, ja: true, triggers: []string{"alpha", "アルファ"}},
+	{re: regexp.MustCompile(`デフォルト(?:で|が)?\s*有効(?:化)?`), stage: StageDefaultOn, state: true, ja: true, triggers: []string{"デフォルト"}},
+	{re: regexp.MustCompile(`デフォルト(?:で|が)?\s*無効(?:化)?`), stage: StageDefaultOff, state: true, ja: true, triggers: []string{"デフォルト"}},
+	{re: regexp.MustCompile(`(?:非推奨|廃止予定)\s*(?:と|に)\s*(?:な|し|され)|(?:非推奨|廃止予定)(?:化|とする|にする)`), stage: StageDeprecated, ja: true, triggers: []string{"非推奨", "廃止予定"}},
+	{re: regexp.MustCompile(`(?:削除|取り下げ)(?:され|し|とな|する)`), stage: StageRemoved, ja: true, triggers: []string{"削除", "取り下げ"}},
+	{re: regexp.MustCompile(`無条件(?:で|に)\s*有効|(?:デフォルト値|有効|true)\s*に固定`), stage: StageGA, ja: true, triggers: []string{"無条件", "固定"}},
+	{re: regexp.MustCompile(`リバート|差し戻|元に戻`), stage: StageReverted, ja: true, triggers: []string{"リバート", "差し戻", "元に戻"}},
+}
+
+// stageWord maps a stage word from a timeline or parenthesis.
+func stageWord(w string) Stage {
+	w = strings.ToLower(strings.Join(strings.Fields(w), ""))
+	switch {
+	case w == "alpha" || w == "アルファ":
+		return StageAlpha
+	case w == "beta" || w == "ベータ":
+		return StageBeta
+	case w == "ga" || w == "stable" || w == "安定版":
+		return StageGA
+	case strings.HasPrefix(w, "デフォルト") && strings.Contains(w, "無効"):
+		return StageDefaultOff
+	case strings.HasPrefix(w, "デフォルト"):
+		return StageDefaultOn
+	case w == "非推奨":
+		return StageDeprecated
+	case w == "削除":
+		return StageRemoved
+	}
+	return ""
+}
+
+func isMaturity(s Stage) bool {
+	switch s {
+	case StageAlpha, StageBeta, StageBetaDefaultOn, StageGA, StageDefaultOn, StageDefaultOff:
+		return true
+	}
+	return false
+}
+
+// stageMatch is one pattern hit inside a sentence (offsets in the sentence).
+type stageMatch struct {
+	start, end int
+	stage      Stage
+	obj        [2]int
+	release    string // explicit release, "" for the document's
+	promo      bool
+	after      bool
+}
+
+var (
+	reDefaultOnParen = regexp.MustCompile(`(?i)^\s*[,、]?\s*\(?\s*(?:(?:on|enabled)\s+by\s+default|デフォルト(?:で)?\s*有効)`)
+	reDefaultOnWords = regexp.MustCompile(`(?i)(?:on|enabled)\s+by\s+default|default(?:s)?\s+(?:to\s+)?(?:true|on|enabled)|デフォルト(?:で)?\s*(?:有効|true)`)
+	reReleaseBefore  = regexp.MustCompile(`(?:^|[^\d.])v?1\.(\d+)\s*(?:で|では|から|に|にて|以降で?)?\s*(?:は)?\s*$`)
+	reReleaseBeforeE = regexp.MustCompile(`(?:^|[^\d.])v?1\.(\d+)\s*(?:で|では|から|に|にて|以降で?)\s*(?:は)?\s*$`)
+	reReleaseAfter   = regexp.MustCompile(`(?i)^\s*(?:\([^)]{0,12}\)\s*)?(?:(?:feature|features|gate|way|back|first|already|originally|previously|as|a|an|the|level|stage)\s+){0,4}?(?:in|as of|since)\s+(?:kubernetes\s+)?v?1\.(\d+)\b`)
+	reAnyRelease     = regexp.MustCompile(`(?:^|[^\d.])v?1\.(\d{1,2})(?:[^\d.]|$)`)
+	reDocFix         = regexp.MustCompile(`\bcomments?\b|\btypos?\b`)
+	reAdvice         = regexp.MustCompile(`(?i)\bplease\b|\bconsider\b|\byou should\b|\brecommend`)
+	reObjStop        = regexp.MustCompile(`(?i)\s+(?:is|are|was|were|will|has|have|in|since|as of|from|which|that|to|with|for)\b|\s+and\s+(?:add|adds|added|make|makes|made|use|used|uses|replace|replaced|introduce|introduced|update|updated|mark|marked|set|move|moved|rename|renamed)\b|[()]`)
+	reNegAfterJa     = regexp.MustCompile(`^(?:ではな|でな|にならな|になっていな|されていな|されな|しな|されず|しません|されません|にはな|予定|される予定|する予定|た場合|る場合|ても|たとき|たら|ると|たよう|るよう|らしい|かもしれ)`)
+	rePRRef          = regexp.MustCompile(`(?:^|[^\w#-])#(\d{4,7})\b|kubernetes/kubernetes/pull/(\d+)`)
+	reKEPBefore      = regexp.MustCompile(`(?i)KEP[\s-]*$`)
+	reVerbLead       = regexp.MustCompile(`(?i)(?:^|\b)(?:the|a|an|of|for|to|with|remove|removed|removes|delete|deleted|deletes|use|using|non|un)\s*$`)
+	reClauseBreak    = regexp.MustCompile(`[:;,]\s*$|\b(?:and|then|also)\s*$`)
+)
+
+// A sentence with none of these stems states no stage change.
+var (
+	stageStems   = []string{"alpha", "beta", "ga", "stable", "general", "by default", "deprecat", "remov", "withdrawn", "revert", "roll", "lock", "uncondition", "new"}
+	stageStemsJa = []string{"デフォルト", "削除", "取り下げ", "非推奨", "廃止", "無条件", "固定", "アルファ", "ベータ", "安定", "リバート", "差し戻", "元に戻"}
+)
+
+// findStageMatches runs the patterns over one sentence and returns the hits
+// that state a change in order, dropping plans, negations, conditions and
+// hits inside a longer hit.
+// low is sent with ASCII letters lower-cased.
+func findStageMatches(sent, low string, docMinor int) []stageMatch {
+	ja := hasJapanese(sent)
+	gaWord := containsWord(low, "ga")
+	if !anyIn(low, stageStems, gaWord) && !(ja && anyIn(low, stageStemsJa, false)) {
+		return nil
+	}
+	docFix := (strings.Contains(low, "comment") || strings.Contains(low, "typo")) && reDocFix.MatchString(low)
+	// English plans say "will"; Japanese ones may only name the release.
+	laterRelease := ja && docMinor > 0 && strings.Contains(sent, "1.") && mentionsLaterRelease(sent, docMinor)
+	var out []stageMatch
+	for pi := range stagePatterns {
+		p := &stagePatterns[pi]
+		if p.ja && !ja {
+			continue
+		}
+		if !anyIn(low, p.triggers, gaWord) || len(p.need) > 0 && !anyIn(low, p.need, false) {
+			continue
+		}
+		for _, m := range p.re.FindAllStringSubmatchIndex(low, -1) {
+			if p.obj > 0 && m[2*p.obj] >= 0 && m[2*p.obj+1]-m[2*p.obj] > 240 {
+				continue // an "object" that long is a whole clause, not a name
+			}
+			sm := stageMatch{start: m[0], end: m[1], stage: p.stage, obj: [2]int{-1, -1}, promo: p.promo, after: p.subjectAfter}
+			if p.word > 0 {
+				sm.stage = stageWord(sent[m[2*p.word]:m[2*p.word+1]])
+				if sm.stage == "" {
+					continue
+				}
+				if p.rel == 0 && isMaturity(sm.stage) && len(m) > 5 && m[4] >= 0 && reDefaultOnWords.MatchString(sent[m[4]:m[5]]) && sm.stage == StageBeta {
+					sm.stage = StageBetaDefaultOn
+				}
+			}
+			if p.obj > 0 && m[2*p.obj] >= 0 {
+				sm.obj = [2]int{m[2*p.obj], m[2*p.obj+1]}
+				if p.verb {
+					// "Removed X and added Y", "deprecated in v1.14) is removed":
+					// the object ends at the next clause.
+					if loc := reObjStop.FindStringIndex(sent[sm.obj[0]:sm.obj[1]]); loc != nil {
+						sm.obj[1] = sm.obj[0] + loc[0]
+						sm.end = sm.obj[1]
+					}
+					if strings.TrimSpace(sent[sm.obj[0]:sm.obj[1]]) == "" {
+						continue
+					}
+				}
+			}
+			if p.rel > 0 {
+				sm.release = "1." + sent[m[2*p.rel]:m[2*p.rel+1]]
+			}
+			before := sent[:m[0]]
+			if p.state && insideParens(before) {
+				continue
+			}
+			if !p.future && p.rel == 0 && futureBefore(tail(before, 40)) {
+				continue
+			}
+			if reNegAfterJa.MatchString(sent[m[1]:]) && !strings.HasPrefix(sent[m[0]:], "廃止予定") {
+				continue
+			}
+			if p.verb && (!verbPosition(tail(before, 120)) || reAdvice.MatchString(tail(before, 200)) || strings.HasSuffix(before, "-")) {
+				continue
+			}
+			if isMaturity(sm.stage) && (vetoMetric(low, m[0], m[1]) || docFix) {
+				continue
+			}
+			after := low[m[1]:]
+			if p.locked && strings.Contains(after[:min(len(after), 20)], "false") {
+				continue
+			}
+			if sm.stage == StageReverted && strings.HasPrefix(strings.TrimSpace(after), "to ") {
+				continue // "revert to the old behaviour" undoes nothing
+			}
+			// A Japanese beta pattern may carry "(デフォルト有効)" inside.
+			if sm.stage == StageBeta && p.obj == 0 && len(m) > 3 && m[2] >= 0 && reDefaultOnWords.MatchString(sent[m[2]:m[3]]) {
+				sm.stage = StageBetaDefaultOn
+			}
+			if sm.stage == StageBeta && reDefaultOnParen.MatchString(sent[m[1]:]) && strings.HasPrefix(strings.TrimSpace(sent[m[1]:]), "(") {
+				sm.stage = StageBetaDefaultOn
+			}
+			if sm.release == "" {
+				rb := reReleaseBeforeE
+				if ja {
+					rb = reReleaseBefore
+				}
+				if rm := rb.FindStringSubmatch(tail(before, 16)); rm != nil {
+					sm.release = "1." + rm[1]
+				} else if rm := reReleaseAfter.FindStringSubmatch(sent[m[1]:]); rm != nil {
+					sm.release = "1." + rm[1]
+				}
+			}
+			if sm.release != "" && docMinor > 0 {
+				if _, minor, ok := ParseRelease(sm.release); ok && minor > docMinor {
+					continue // a plan for a later release, not a change
+				}
+			}
+			if sm.release == "" && laterRelease {
+				continue // "1.22 ではデフォルトで有効になります"
+			}
+			out = append(out, sm)
+		}
+	}
+	sort.SliceStable(out, func(a, b int) bool {
+		if out[a].start != out[b].start {
+			return out[a].start < out[b].start
+		}
+		return out[a].end > out[b].end
+	})
+	// Drop matches inside an earlier one, and overlapping matches that say
+	// the same thing.
+	kept := out[:0]
+	for _, m := range out {
+		drop := false
+		for _, k := range kept {
+			inside := m.start >= k.start && m.end <= k.end
+			overlap := m.start < k.end && k.start < m.end
+			if inside || overlap && m.stage == k.stage {
+				drop = true
+				break
+			}
+		}
+		if !drop {
+			kept = append(kept, m)
+		}
+	}
+	return kept
+}
+
+// futureWords make a following stage statement a plan, a condition or a
+// negation rather than a change.
+var futureWords = map[string]bool{
+	"will": true, "would": true, "shall": true, "should": true, "may": true, "might": true, "could": true,
+	"must": true, "going": true, "plan": true, "plans": true, "planned": true, "expected": true,
+	"scheduled": true, "intend": true, "intends": true, "intended": true, "not": true, "never": true,
+	"longer": true, "cannot": true, "can't": true, "won't": true, "isn't": true, "aren't": true,
+	"wasn't": true, "weren't": true, "you": true, "once": true,
+}
+
+// futureBefore reports whether one of the last three words of before is a
+// future, conditional or negating word.
+func futureBefore(before string) bool {
+	f := strings.Fields(asciiLower(before))
+	for i := len(f) - 1; i >= 0 && i >= len(f)-3; i-- {
+		w := f[i]
+		if strings.ContainsAny(w, ",.;:") {
+			return false // the clause ends here
+		}
+		if futureWords[strings.Trim(w, "()")] {
+			return true
+		}
+	}
+	return false
+}
+
+func anyIn(low string, subs []string, gaWord bool) bool {
+	for _, t := range subs {
+		if t == "ga" {
+			if gaWord {
+				return true
+			}
+			continue
+		}
+		if strings.Contains(low, t) {
+			return true
+		}
+	}
+	return false
+}
+
+// asciiLower lower-cases ASCII letters only, so byte offsets stay valid.
+func asciiLower(s string) string {
+	i := 0
+	for i < len(s) && !isUpper(s[i]) {
+		i++
+	}
+	if i == len(s) {
+		return s
+	}
+	b := []byte(s)
+	for ; i < len(b); i++ {
+		if isUpper(b[i]) {
+			b[i] += 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+// containsWord reports whether w occurs in s with no ASCII letter or digit
+// on either side.
+func containsWord(s, w string) bool {
+	for off := 0; ; {
+		i := strings.Index(s[off:], w)
+		if i < 0 {
+			return false
+		}
+		i += off
+		j := i + len(w)
+		if (i == 0 || !isAlnum(s[i-1])) && (j == len(s) || !isAlnum(s[j])) {
+			return true
+		}
+		off = i + 1
+	}
+}
+
+// mentionsLaterRelease reports whether sent names a release after the
+// document's.
+func mentionsLaterRelease(sent string, docMinor int) bool {
+	for _, m := range reAnyRelease.FindAllStringSubmatch(sent, -1) {
+		if n, err := strconv.Atoi(m[1]); err == nil && n > docMinor && n < docMinor+10 {
+			return true
+		}
+	}
+	return false
+}
+
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	s = s[len(s)-n:]
+	for len(s) > 0 && !utf8.RuneStart(s[0]) {
+		s = s[1:]
+	}
+	return s
+}
+
+func insideParens(before string) bool {
+	return strings.Count(before, "(")-strings.Count(before, ")") > 0
+}
+
+// verbPosition reports whether a verb at the end of before starts a clause:
+// "Removed X", "Kubeadm: remove X", "kubeadm deprecates X".
+func verbPosition(before string) bool {
+	t := strings.TrimSpace(before)
+	if len(t) >= 100 {
+		return false // a long clause before the verb: not the start of one
+	}
+	if t == "" || reClauseBreak.MatchString(before) {
+		return true
+	}
+	if reVerbLead.MatchString(t) {
+		return false
+	}
+	f := strings.Fields(t)
+	last := strings.ToLower(f[len(f)-1])
+	if strings.HasSuffix(last, "ed") || strings.HasSuffix(last, "ing") {
+		return false // "Changed deprecated X": an adjective after a verb
+	}
+	return len(f) <= 2
+}
+
+// vetoMetric rejects metric stability levels and API version bumps, which
+// use the same words as feature maturity.
+func vetoMetric(low string, start, end int) bool {
+	lo := max(start-40, 0)
+	hi := min(end+60, len(low))
+	w := low[lo:hi]
+	return strings.Contains(w, "metric") || strings.Contains(w, "stability") || strings.Contains(w, "メトリク")
+}
+
+// prRefs returns the PR numbers referenced in s with their offsets, skipping
+// KEP numbers.
+func prRefs(s string) (refs []int, at []int) {
+	for _, m := range rePRRef.FindAllStringSubmatchIndex(s, -1) {
+		g := 2
+		if m[2] < 0 {
+			g = 4
+		}
+		if g == 2 && reKEPBefore.MatchString(s[:m[g]-1]) {
+			continue
+		}
+		n, err := strconv.Atoi(s[m[g]:m[g+1]])
+		if err != nil {
+			continue
+		}
+		refs = append(refs, n)
+		at = append(at, m[g])
+	}
+	return refs, at
+}
