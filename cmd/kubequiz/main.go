@@ -3,6 +3,7 @@
 //
 //	kubequiz serve [flags]         serve the web app
 //	kubequiz import [flags] PATH   import question files
+//	kubequiz ingest [flags] FILE   ingest changelogs, generate draft questions
 //	kubequiz healthcheck [flags]   exit 0 when a running server is healthy
 //	kubequiz user add|passwd LOGIN add an account or set its password
 //	kubequiz version               print the version
@@ -46,6 +47,7 @@ const usage = `usage: kubequiz <command> [flags]
 commands:
   serve        serve the web app
   import       add or update questions from YAML files (-dry-run first)
+  ingest       parse changelog files and store draft questions generated from them (-dry-run, -json)
   healthcheck  check that a running server answers /healthz (for container health checks)
   user         add an account (user add -admin LOGIN) or set its password (user passwd LOGIN)
   version      print the version
@@ -65,6 +67,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return serve(ctx, rest, getenv, stdout, stderr)
 	case "import":
 		return importCmd(ctx, rest, getenv, stdout, stderr)
+	case "ingest":
+		return ingestCmd(ctx, rest, getenv, stdout, stderr)
 	case "healthcheck":
 		return healthcheck(ctx, rest, getenv, stderr)
 	case "user":

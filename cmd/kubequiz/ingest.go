@@ -1,0 +1,220 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"kubequiz/internal/changelog"
+	"kubequiz/internal/quizgen"
+	"kubequiz/internal/store"
+)
+
+// ingestCmd is `kubequiz ingest [flags] FILE...`: parse changelog documents,
+// generate draft questions and store both in one transaction.
+func ingestCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("ingest", stderr)
+	var dbPath string
+	stringVar(fs, &dbPath, settingDB, getenv)
+	release := fs.String("release", "", "the documents' release, e.g. 1.36 (default: detected)")
+	sig := fs.String("sig", "", "the documents' SIG, e.g. Node (default: detected)")
+	format := fs.String("format", "", "layout: upstream, upstream_by_sig or article (default: detected)")
+	lang := fs.String("lang", "ja", "language of the question templates: ja or en")
+	dryRun := fs.Bool("dry-run", false, "show what would be stored; write nothing")
+	asJSON := fs.Bool("json", false, "print the whole result as JSON")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: kubequiz ingest [-release X] [-sig Y] [-format F] [-lang ja|en] [-dry-run] [-json] [-db FILE] FILE...\n\n"+
+			"FILE is an upstream CHANGELOG markdown file or a plain-text article about one release and SIG.\n"+
+			"Questions are stored as drafts; an admin publishes them at /admin/ingest.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return usageError{"help requested"}
+		}
+		return usageError{err.Error()}
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return usageError{"ingest: no file given"}
+	}
+	opts := changelog.Options{Format: changelog.Format(*format), Release: *release, SIG: *sig}
+	if opts.Format != "" && !opts.Format.Valid() {
+		return usageError{fmt.Sprintf("-format %q: want upstream, upstream_by_sig or article", *format)}
+	}
+	if *lang != quizgen.LangJapanese && *lang != quizgen.LangEnglish {
+		return usageError{fmt.Sprintf("-lang %q: want ja or en", *lang)}
+	}
+
+	// Every file is read and parsed before the database is opened: a bad
+	// file stops the command with nothing touched.
+	docs := make([]*changelog.Document, 0, fs.NArg())
+	for _, name := range fs.Args() {
+		doc, err := parseChangelogFile(name, opts)
+		if err != nil {
+			return err
+		}
+		docs = append(docs, doc)
+	}
+
+	db, err := store.Open(ctx, dbPath)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if !*dryRun {
+		// As serve does on first start: the generated questions of a release
+		// and SIG share the bundled deck, which must be there first.
+		if err := loadBundledBank(ctx, db, newLogger("text", stderr)); err != nil {
+			return err
+		}
+	}
+	tl, err := db.Timeline(ctx, docs...)
+	if err != nil {
+		return fmt.Errorf("ingest: %w", err)
+	}
+	inputs := make([]store.ChangelogInput, len(docs))
+	for i, doc := range docs {
+		inputs[i] = store.ChangelogInput{File: fs.Arg(i), Document: doc,
+			Generated: quizgen.Generate(doc, tl, quizgen.Options{Language: *lang})}
+	}
+	results, err := db.IngestChangelogs(ctx, inputs, store.IngestOptions{Actor: "cli", Language: *lang, DryRun: *dryRun, Now: time.Now()})
+	if err != nil {
+		return fmt.Errorf("ingest: %w", err)
+	}
+	if *asJSON {
+		return printIngestJSON(stdout, inputs, results, *dryRun)
+	}
+	printIngest(stdout, inputs, results, *dryRun)
+	return nil
+}
+
+// parseChangelogFile reads and parses one document. A file over the size
+// limit is refused before it is read whole. Errors are one line that names
+// the file.
+func parseChangelogFile(name string, opts changelog.Options) (*changelog.Document, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, fmt.Errorf("ingest: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("ingest: %w", err)
+	}
+	if fi.IsDir() {
+		return nil, fmt.Errorf("ingest: %s: is a folder, not a changelog file", name)
+	}
+	if fi.Size() > changelog.MaxDocumentSize {
+		return nil, fmt.Errorf("ingest: %s: %d bytes, over the limit of %d: %w", name, fi.Size(), changelog.MaxDocumentSize, changelog.ErrTooLarge)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, changelog.MaxDocumentSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("ingest: read %s: %w", name, err)
+	}
+	doc, err := changelog.Parse(b, opts)
+	if err != nil {
+		return nil, fmt.Errorf("ingest: %s: %w", name, err)
+	}
+	if doc.Release == "" {
+		return nil, fmt.Errorf("ingest: %s: the release could not be detected; give it with -release", name)
+	}
+	return doc, nil
+}
+
+func printIngest(out io.Writer, inputs []store.ChangelogInput, results []store.IngestResult, dryRun bool) {
+	total := 0
+	for i, r := range results {
+		doc := inputs[i].Document
+		deck := r.Deck.Slug
+		if r.DeckCreated {
+			deck += " (new deck)"
+		}
+		title := doc.Title
+		if title == "" {
+			title = string(doc.Format)
+		}
+		fmt.Fprintf(out, "%s: %s %q, document %s, deck %s\n", r.File, doc.Key, title, r.Document, deck)
+		kinds := make([]string, 0, len(r.EntriesByKind))
+		for k := range r.EntriesByKind {
+			kinds = append(kinds, string(k))
+		}
+		sort.Slice(kinds, func(a, b int) bool {
+			ka, kb := changelog.Kind(kinds[a]), changelog.Kind(kinds[b])
+			if r.EntriesByKind[ka] != r.EntriesByKind[kb] {
+				return r.EntriesByKind[ka] > r.EntriesByKind[kb]
+			}
+			return kinds[a] < kinds[b]
+		})
+		parts := make([]string, len(kinds))
+		for j, k := range kinds {
+			parts[j] = fmt.Sprintf("%s %d", k, r.EntriesByKind[changelog.Kind(k)])
+		}
+		fmt.Fprintf(out, "  entries        %4d: %s\n", r.Entries, strings.Join(parts, ", "))
+		fmt.Fprintf(out, "  stage changes  %4d\n", r.StageChanges)
+		names := make([]string, 0, len(r.Generators))
+		for g := range r.Generators {
+			names = append(names, g)
+		}
+		sort.Strings(names)
+		n := len(inputs[i].Generated)
+		total += n
+		fmt.Fprintf(out, "  questions      %4d\n", n)
+		for _, g := range names {
+			c := r.Generators[g]
+			fmt.Fprintf(out, "    %-26s %4d added, %d updated, %d unchanged, %d kept edits, %d retired\n",
+				g, c.Added, c.Updated, c.Unchanged, c.KeptEdits, c.Retired)
+		}
+	}
+	verb := "stored as drafts"
+	if dryRun {
+		verb = "dry run, nothing written"
+	}
+	fmt.Fprintf(out, "%d document(s), %d question(s) (%s)\n", len(results), total, verb)
+}
+
+// ingestJSON is what -json prints for one document.
+type ingestJSON struct {
+	File         string              `json:"file"`
+	Document     *changelog.Document `json:"document"`
+	StageChanges []stageChangeJSON   `json:"stage_changes"`
+	Questions    []quizgen.Generated `json:"questions"`
+	Result       store.IngestResult  `json:"result"`
+}
+
+type stageChangeJSON struct {
+	Entry string `json:"entry"`
+	changelog.StageChange
+}
+
+func printIngestJSON(out io.Writer, inputs []store.ChangelogInput, results []store.IngestResult, dryRun bool) error {
+	docs := make([]ingestJSON, len(inputs))
+	for i, in := range inputs {
+		d := ingestJSON{File: in.File, Document: in.Document, StageChanges: []stageChangeJSON{}, Questions: in.Generated, Result: results[i]}
+		if d.Questions == nil {
+			d.Questions = []quizgen.Generated{}
+		}
+		for _, e := range in.Document.Entries {
+			for _, sc := range e.Stages {
+				d.StageChanges = append(d.StageChanges, stageChangeJSON{Entry: e.Key, StageChange: sc})
+			}
+		}
+		docs[i] = d
+	}
+	enc := json.NewEncoder(out)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(struct {
+		DryRun    bool         `json:"dry_run"`
+		Documents []ingestJSON `json:"documents"`
+	}{dryRun, docs}); err != nil {
+		return fmt.Errorf("ingest: write json: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,254 @@
+package quizgen
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"kubequiz/internal/changelog"
+)
+
+// lexicon holds the question templates of one language. The two lexicons
+// are read-only tables.
+type lexicon struct {
+	code string
+	// label is how a stage is shown as a choice or an item.
+	label map[changelog.Stage]string
+	// done is the stage as a completed change, after the subject:
+	// "GA になった", "graduated to GA".
+	done map[changelog.Stage]string
+	// askRelease asks for the release of a stage change, %s = feature.
+	askRelease map[changelog.Stage]string
+}
+
+var japanese = &lexicon{
+	code: LangJapanese,
+	label: map[changelog.Stage]string{
+		changelog.StageAlpha:         "alpha",
+		changelog.StageBeta:          "beta",
+		changelog.StageBetaDefaultOn: "beta (デフォルト有効)",
+		changelog.StageGA:            "GA",
+		changelog.StageDefaultOn:     "デフォルト有効",
+		changelog.StageDefaultOff:    "デフォルト無効",
+		changelog.StageDeprecated:    "非推奨",
+		changelog.StageRemoved:       "削除",
+		changelog.StageReverted:      "取り消し",
+	},
+	done: map[changelog.Stage]string{
+		changelog.StageAlpha:         "alpha として導入された",
+		changelog.StageBeta:          "beta に昇格した",
+		changelog.StageBetaDefaultOn: "beta に昇格し、デフォルトで有効になった",
+		changelog.StageGA:            "GA になった",
+		changelog.StageDefaultOn:     "デフォルトで有効になった",
+		changelog.StageDefaultOff:    "デフォルトで無効になった",
+		changelog.StageDeprecated:    "非推奨になった",
+		changelog.StageRemoved:       "削除された",
+		changelog.StageReverted:      "変更が取り消された",
+	},
+}
+
+var english = &lexicon{
+	code: LangEnglish,
+	label: map[changelog.Stage]string{
+		changelog.StageAlpha:         "alpha",
+		changelog.StageBeta:          "beta",
+		changelog.StageBetaDefaultOn: "beta (on by default)",
+		changelog.StageGA:            "GA",
+		changelog.StageDefaultOn:     "on by default",
+		changelog.StageDefaultOff:    "off by default",
+		changelog.StageDeprecated:    "deprecated",
+		changelog.StageRemoved:       "removed",
+		changelog.StageReverted:      "reverted",
+	},
+	done: map[changelog.Stage]string{
+		changelog.StageAlpha:         "was introduced as alpha",
+		changelog.StageBeta:          "was promoted to beta",
+		changelog.StageBetaDefaultOn: "was promoted to beta and turned on by default",
+		changelog.StageGA:            "graduated to GA",
+		changelog.StageDefaultOn:     "was turned on by default",
+		changelog.StageDefaultOff:    "was turned off by default",
+		changelog.StageDeprecated:    "was deprecated",
+		changelog.StageRemoved:       "was removed",
+		changelog.StageReverted:      "had a change reverted",
+	},
+	askRelease: map[changelog.Stage]string{
+		changelog.StageAlpha:         "Which release introduced %s as alpha?",
+		changelog.StageBeta:          "Which release promoted %s to beta?",
+		changelog.StageBetaDefaultOn: "Which release promoted %s to beta and turned it on by default?",
+		changelog.StageGA:            "Which release promoted %s to GA?",
+		changelog.StageDefaultOn:     "Which release turned %s on by default?",
+		changelog.StageDefaultOff:    "Which release turned %s off by default?",
+		changelog.StageDeprecated:    "Which release deprecated %s?",
+		changelog.StageRemoved:       "Which release removed %s?",
+	},
+}
+
+// lexiconFor picks the templates for a language code; anything but English
+// gets Japanese, the language of the meetups.
+func lexiconFor(lang string) *lexicon {
+	if strings.EqualFold(strings.TrimSpace(lang), LangEnglish) {
+		return english
+	}
+	return japanese
+}
+
+// lexiconOf picks the templates for a quoted text: Japanese when it holds
+// Japanese script, else English.
+func lexiconOf(text string) *lexicon {
+	if hasJapanese(text) {
+		return japanese
+	}
+	return english
+}
+
+func (l *lexicon) ja() bool { return l.code == LangJapanese }
+
+// fact states a stage change: "v1.36 で X は GA になった".
+func (l *lexicon) fact(release, feature string, s changelog.Stage) string {
+	if l.ja() {
+		return jaJoin("v"+release+" で "+feature+" は", l.done[s])
+	}
+	return "In v" + release + ", " + feature + " " + l.done[s]
+}
+
+// sentence ends a clause, with PR references when there are any.
+func (l *lexicon) sentence(s string, prs []int) string {
+	if refs := prRefs(prs); refs != "" {
+		s += " (" + refs + ")"
+	}
+	if l.ja() {
+		return s + "。"
+	}
+	return s + "."
+}
+
+func (l *lexicon) stageQuestion(release, feature string) string {
+	if l.ja() {
+		return "v" + release + " で " + feature + " はどの段階になった?"
+	}
+	return "In v" + release + ", which stage did " + feature + " move to?"
+}
+
+func (l *lexicon) releaseQuestion(feature string, s changelog.Stage) string {
+	if l.ja() {
+		return jaJoin(feature+" が", l.done[s]) + "のはどのリリース?"
+	}
+	return strings.Replace(l.askRelease[s], "%s", feature, 1)
+}
+
+func (l *lexicon) orderPrompt(feature string) string {
+	if l.ja() {
+		return feature + " の段階の変化を、古いリリースから順に並べよ。"
+	}
+	return "Put the stage changes of " + feature + " in release order, oldest first."
+}
+
+// history writes a feature's events: "1.31 alpha → 1.33 beta (#1)".
+func (l *lexicon) history(events []changelog.Event) string {
+	parts := make([]string, 0, len(events))
+	for _, e := range events {
+		p := e.Release + " " + l.label[e.Stage]
+		if e.PR > 0 {
+			p += " (" + prRefs([]int{e.PR}) + ")"
+		}
+		parts = append(parts, p)
+	}
+	return strings.Join(parts, " → ")
+}
+
+// historyNote is a sentence with a feature's history, or "" when it has
+// fewer than two events.
+func (l *lexicon) historyNote(feature string, events []changelog.Event) string {
+	if len(events) < 2 {
+		return ""
+	}
+	if l.ja() {
+		return feature + " の経緯: " + l.history(events) + "。"
+	}
+	return "History of " + feature + ": " + l.history(events) + "."
+}
+
+func (l *lexicon) orderExplanation(feature string, events []changelog.Event) string {
+	if l.ja() {
+		return feature + " はリリースごとに " + l.history(events) + " と進んだ。"
+	}
+	return feature + " moved through " + l.history(events) + "."
+}
+
+func (l *lexicon) verdict(truth bool) string {
+	switch {
+	case l.ja() && truth:
+		return "正しい。"
+	case l.ja():
+		return "誤り。実際には、"
+	case truth:
+		return "True. "
+	}
+	return "False. "
+}
+
+func (l *lexicon) describePrompt(masked string) string {
+	if l.ja() {
+		return "次の説明に当てはまる機能はどれ? (名前は " + maskToken + " で伏せてある)\n\n" + masked
+	}
+	return "Which feature does this describe? (its name is hidden as " + maskToken + ")\n\n" + masked
+}
+
+func (l *lexicon) answerIs(answer, from string, prs []int) string {
+	if l.ja() {
+		return l.sentence("答えは "+answer+"。出典: "+from, prs)
+	}
+	return l.sentence("The answer is "+answer+". Source: "+from, prs)
+}
+
+func (l *lexicon) gapIs(answer, from string, prs []int) string {
+	if l.ja() {
+		return l.sentence("空欄に入るのは "+answer+"。出典: "+from, prs)
+	}
+	return l.sentence("The gap is "+answer+". Source: "+from, prs)
+}
+
+func (l *lexicon) flashFront(term string) string {
+	if l.ja() {
+		return term + " とは?"
+	}
+	return "What is " + term + "?"
+}
+
+func (l *lexicon) flashExplanation(term, from string, prs []int) string {
+	if l.ja() {
+		return l.sentence(jaJoin(from, "にある "+term+" の説明"), prs)
+	}
+	return l.sentence("The description of "+term+" in "+from, prs)
+}
+
+// jaJoin joins two pieces of Japanese text, with a space only where a
+// Latin letter or digit meets the other piece ("X は GA", "X はデフォルト").
+func jaJoin(a, b string) string {
+	la, _ := utf8.DecodeLastRuneInString(a)
+	fb, _ := utf8.DecodeRuneInString(b)
+	if la < utf8.RuneSelf && la != ' ' || fb < utf8.RuneSelf && fb != ' ' {
+		return a + " " + b
+	}
+	return a + b
+}
+
+// documentLabel names a document: "v1.36 SIG-Node の変更内容",
+// "the v1.36 CHANGELOG".
+func (l *lexicon) documentLabel(release, sig string, article bool) string {
+	name := "v" + release
+	if release == "" {
+		name = ""
+	}
+	if sig != "" {
+		name = strings.TrimSpace(name + " " + sig)
+	}
+	switch {
+	case l.ja() && article:
+		return strings.TrimSpace(name + " の変更内容")
+	case l.ja():
+		return strings.TrimSpace(name + " CHANGELOG")
+	case article:
+		return strings.TrimSpace("the " + name + " article")
+	}
+	return strings.TrimSpace("the " + name + " CHANGELOG")
+}

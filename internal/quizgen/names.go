@@ -1,0 +1,450 @@
+package quizgen
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"kubequiz/internal/changelog"
+	"kubequiz/internal/quiz"
+)
+
+// maskToken replaces a hidden name in a description question.
+const maskToken = "____"
+
+// hasJapanese reports whether s holds hiragana, katakana or kanji.
+func hasJapanese(s string) bool {
+	for _, r := range s {
+		if unicode.In(r, unicode.Hiragana, unicode.Katakana, unicode.Han) {
+			return true
+		}
+	}
+	return false
+}
+
+// category groups names that can stand in for one another as choices.
+type category int
+
+const (
+	catNone   category = iota // not a feature: a word the parser caught by accident
+	catGate                   // feature gates: one CamelCase word
+	catNamed                  // features named in words ("Graceful Node Shutdown")
+	catFlag                   // command-line flags
+	catMetric                 // metric names
+	catAPI                    // API group versions
+	catConfig                 // configuration fields and API field paths
+	catCgroup                 // cgroup interface files
+	catIdent                  // other identifiers: API kinds, RPCs, settings the parser could not place
+)
+
+// staged reports whether names of a category have stages worth asking
+// about; an identifier that its entry does not call a feature has none.
+func (c category) staged() bool { return c != catNone && c != catIdent }
+
+// gateLike reports whether a category names something that goes through
+// alpha, beta and GA.
+func (c category) gateLike() bool { return c == catGate || c == catNamed }
+
+// categoryOf says what kind of name feature is in an entry, from the
+// parser's mentions or, failing that, from its shape.
+func (r *run) categoryOf(e *changelog.Entry, feature string) category {
+	key := featureKey(feature)
+	ck := key
+	if e != nil {
+		ck = e.Key + "\x00" + key
+	}
+	if c, ok := r.cats[ck]; ok {
+		return c
+	}
+	c := r.categorize(e, feature)
+	r.cats[ck] = c
+	return c
+}
+
+func (r *run) categorize(e *changelog.Entry, feature string) category {
+	key := featureKey(feature)
+	if e != nil {
+		var found *changelog.Mention
+		for i := range e.Mentions {
+			m := &e.Mentions[i]
+			if featureKey(m.Name) == key && (found == nil || found.InNote && !m.InNote) {
+				found = m
+			}
+		}
+		if found != nil {
+			return r.typeCategory(found.Type, e, feature)
+		}
+	}
+	return shapeOf(feature)
+}
+
+// typeCategory maps the parser's kind of name to a category.
+func (r *run) typeCategory(t changelog.MentionType, e *changelog.Entry, feature string) category {
+	switch t {
+	case changelog.MentionFeatureGate, changelog.MentionFeature:
+		return gateOrNamed(feature)
+	case changelog.MentionFlag:
+		return catFlag
+	case changelog.MentionMetric:
+		return catMetric
+	case changelog.MentionAPIVersion:
+		return catAPI
+	case changelog.MentionConfigField, changelog.MentionFieldPath:
+		return catConfig
+	case changelog.MentionCgroupFile:
+		return catCgroup
+	case changelog.MentionComponent:
+		return catNone
+	}
+	// An identifier or a piece of code is a feature only when the entry
+	// calls it one.
+	if e != nil && shapeOf(feature).gateLike() && r.callsFeature(e) {
+		return gateOrNamed(feature)
+	}
+	if t == changelog.MentionIdentifier && shapeOf(feature).gateLike() {
+		return catIdent
+	}
+	return catNone
+}
+
+// callsFeature reports whether an entry's text calls something a feature
+// or a gate.
+func (r *run) callsFeature(e *changelog.Entry) bool {
+	if v, ok := r.featureWords[e.Key]; ok {
+		return v
+	}
+	v := reFeatureWord.MatchString(e.Text)
+	r.featureWords[e.Key] = v
+	return v
+}
+
+func gateOrNamed(name string) category {
+	if strings.ContainsAny(name, " \u3000") {
+		return catNamed
+	}
+	return catGate
+}
+
+// shapeOf guesses the category of a name from how it is written.
+func shapeOf(name string) category {
+	low := strings.ToLower(name)
+	switch {
+	case !hasLetter(name):
+		return catNone
+	case strings.HasPrefix(name, "-"):
+		return catFlag
+	case strings.ContainsAny(name, " \u3000"):
+		return catNamed
+	case strings.Contains(name, "/"):
+		return catAPI
+	case strings.Contains(name, "_") && low == name:
+		return catMetric
+	case strings.Contains(name, "_"):
+		return catNone // a Go or test identifier
+	case reCgroupFile.MatchString(name):
+		return catCgroup
+	case strings.Contains(name, ".") && unicode.IsLower(firstRune(name)):
+		return catConfig
+	}
+	return catGate
+}
+
+var (
+	// reFeatureWord finds an entry calling a name a feature or a gate.
+	reFeatureWord = regexp.MustCompile(`(?i)\bfeature(?:[- ]gates?)?\b|\bgates?\b|ゲート|機能`)
+	reCgroupFile  = regexp.MustCompile(`^(?:memory|cpu|cpuset|io|pids|hugetlb|cgroup)\.[a-z_.]+$`)
+)
+
+func hasLetter(s string) bool {
+	for _, r := range s {
+		if unicode.IsLetter(r) {
+			return true
+		}
+	}
+	return false
+}
+
+func firstRune(s string) rune {
+	r, _ := utf8.DecodeRuneInString(s)
+	return r
+}
+
+// nameTokens splits a name into the words a text may write apart: at
+// spaces and at case changes ("ImageVolume" -> Image, Volume; "KubeletPSI"
+// -> Kubelet, PSI).
+func nameTokens(name string) []string {
+	var out []string
+	for _, w := range strings.Fields(name) {
+		rs := []rune(w)
+		start := 0
+		for i := 1; i < len(rs); i++ {
+			lowerUpper := unicode.IsLower(rs[i-1]) && unicode.IsUpper(rs[i])
+			// "PSIData" splits before "Data"; "IPs" (a plural) stays whole.
+			plural := rs[min(i+1, len(rs)-1)] == 's' && (i+2 == len(rs) || i+2 < len(rs) && !unicode.IsLower(rs[i+2]))
+			acronymEnd := i+1 < len(rs) && unicode.IsUpper(rs[i-1]) && unicode.IsUpper(rs[i]) && unicode.IsLower(rs[i+1]) && !plural
+			if lowerUpper || acronymEnd {
+				out = append(out, string(rs[start:i]))
+				start = i
+			}
+		}
+		out = append(out, string(rs[start:]))
+	}
+	return out
+}
+
+// letterCount counts letters and digits.
+func letterCount(s string) int {
+	n := 0
+	for _, r := range s {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			n++
+		}
+	}
+	return n
+}
+
+// maskRegexp matches a name wherever a text writes it: any case, with or
+// without spaces, hyphens or underscores between its words, and inside
+// longer code-like tokens ("ImageVolumeWithDigest"). Names of fewer than
+// four letters match only in their own case, so that "DRA" does not hide
+// part of "hydrant".
+func (r *run) maskRegexp(name string) *regexp.Regexp {
+	if re, ok := r.masks[name]; ok {
+		return re
+	}
+	toks := nameTokens(name)
+	quoted := make([]string, len(toks))
+	for i, t := range toks {
+		quoted[i] = regexp.QuoteMeta(t)
+	}
+	expr := strings.Join(quoted, `[\s_\-]*`)
+	if letterCount(name) >= 4 {
+		expr = "(?i)" + expr
+	}
+	re := regexp.MustCompile(expr)
+	r.masks[name] = re
+	return re
+}
+
+// squash keeps only the letters and digits of s, in lower case: the form
+// in which a masked text must no longer contain the name.
+func squash(s string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(s) {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// givesAway reports whether text still contains one of the names.
+func givesAway(text string, names ...string) bool {
+	sq := squash(text)
+	for _, n := range names {
+		if k := squash(n); k != "" && strings.Contains(sq, k) {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	reURL   = regexp.MustCompile(`https?://\S+`)
+	rePRRef = regexp.MustCompile(`[(（]?#\d+[)）]?`)
+	// Notes that only point elsewhere.
+	reLinkLabel = regexp.MustCompile(`(?i)^\s*(?:kep|blog|doc|docs|issue|pr|参考|関連|link)\b\s*[:：]`)
+)
+
+// boilerplateJa are Japanese words that every stage change uses and that
+// say nothing about what a feature does.
+var boilerplateJa = strings.NewReplacer(
+	"フィーチャーゲート", " ", "フィーチャー", " ", "ゲート", " ", "機能", " ", "デフォルト", " ", "有効化", " ",
+	"無効化", " ", "有効", " ", "無効", " ", "昇格", " ", "無条件", " ", "ベータ", " ", "アルファ", " ",
+	"安定版", " ", "削除", " ", "非推奨", " ", "導入", " ", "追加", " ",
+)
+
+// boilerplateEn are such English words; boilerplateStems start them.
+var (
+	boilerplateEn = map[string]bool{
+		"general": true, "availability": true, "generally": true, "available": true, "ga": true, "beta": true,
+		"alpha": true, "stable": true, "feature": true, "gate": true, "gates": true, "by": true, "default": true,
+		"the": true, "a": true, "an": true, "to": true, "is": true, "are": true, "was": true, "were": true,
+		"now": true, "has": true, "have": true, "been": true, "be": true, "and": true, "of": true, "in": true,
+		"on": true, "for": true, "with": true, "as": true, "this": true, "it": true,
+	}
+	boilerplateStems = []string{"promot", "graduat", "enabl", "disabl", "remov", "deprecat", "introduc", "add"}
+)
+
+func boilerplateWord(w string) bool {
+	if boilerplateEn[w] {
+		return true
+	}
+	for _, p := range boilerplateStems {
+		if strings.HasPrefix(w, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// informative reports whether a text says enough, once its masked names,
+// links, PR references and stage boilerplate are set aside, to identify
+// something. Hiragana, mostly grammar, does not count.
+func informative(text string) bool {
+	if reLinkLabel.MatchString(text) {
+		return false
+	}
+	t := strings.ReplaceAll(text, maskToken, " ")
+	if strings.Contains(t, "http") {
+		t = reURL.ReplaceAllString(t, " ")
+	}
+	if strings.Contains(t, "#") {
+		t = rePRRef.ReplaceAllString(t, " ")
+	}
+	t = boilerplateJa.Replace(t)
+	n := 0
+	for _, w := range strings.FieldsFunc(t, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) || unicode.Is(unicode.Hiragana, r)
+	}) {
+		if !boilerplateWord(strings.ToLower(w)) {
+			n += utf8.RuneCountInString(w)
+		}
+	}
+	if hasJapanese(text) {
+		return n >= 12
+	}
+	return n >= 40
+}
+
+// reStageWords finds stage words in a text: which stages it mentions.
+var stageWords = []struct {
+	re     *regexp.Regexp
+	stages []changelog.Stage
+}{
+	{regexp.MustCompile(`(?i)\balpha\b|アルファ`), []changelog.Stage{changelog.StageAlpha}},
+	{regexp.MustCompile(`(?i)\bbeta\b|ベータ`), []changelog.Stage{changelog.StageBeta, changelog.StageBetaDefaultOn}},
+	{regexp.MustCompile(`(?i)\bga\b|\bstable\b|general(?:ly)? availab|安定版`), []changelog.Stage{changelog.StageGA}},
+	{regexp.MustCompile(`(?i)by default|デフォルト|無条件`), []changelog.Stage{changelog.StageDefaultOn, changelog.StageDefaultOff, changelog.StageBetaDefaultOn}},
+	{regexp.MustCompile(`(?i)deprecat|非推奨|廃止予定`), []changelog.Stage{changelog.StageDeprecated}},
+	{regexp.MustCompile(`(?i)remov|withdraw|削除|取り下げ`), []changelog.Stage{changelog.StageRemoved}},
+}
+
+// mentionedStages lists the stages a text talks about.
+func mentionedStages(text string) map[changelog.Stage]bool {
+	out := map[changelog.Stage]bool{}
+	for _, w := range stageWords {
+		if w.re.MatchString(text) {
+			for _, s := range w.stages {
+				out[s] = true
+			}
+		}
+	}
+	return out
+}
+
+// alternatives lists other accepted spellings of a gap: the canonical
+// name, and the name with its words joined or (for names of up to three
+// words and nothing but letters and spaces) apart.
+func alternatives(match, name string) []string {
+	seen := map[string]bool{quiz.Normalize(match): true}
+	var out []string
+	add := func(s string) {
+		s = strings.TrimSpace(s)
+		n := quiz.Normalize(s)
+		if n == "" || seen[n] || strings.ContainsAny(s, "|{}") {
+			return
+		}
+		seen[n] = true
+		out = append(out, s)
+	}
+	add(name)
+	for _, s := range []string{match, name} {
+		toks := nameTokens(s)
+		add(strings.Join(toks, ""))
+		if len(toks) <= 3 && onlyLetters(s) {
+			add(strings.Join(toks, " "))
+		}
+	}
+	return out
+}
+
+// nameWords are the lower-case words of a name of three letters or more,
+// without a plural "s" and without the commonest words.
+func nameWords(name string) []string {
+	var out []string
+	for _, t := range nameTokens(strings.NewReplacer("/", " ", "-", " ", "_", " ", ".", " ").Replace(name)) {
+		w := squash(t)
+		if len(w) > 3 {
+			w = strings.TrimSuffix(w, "s")
+		}
+		if len(w) >= 3 && !commonWords[w] {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// commonWords are too frequent in feature names to tell two apart.
+var commonWords = map[string]bool{
+	"kubelet": true, "node": true, "pod": true, "container": true, "dra": true, "api": true,
+	"feature": true, "gate": true, "support": true, "the": true, "and": true, "for": true, "with": true,
+}
+
+// nameForm is a name prepared for related.
+type nameForm struct {
+	sq    string   // squash of the name
+	words []string // its distinct nameWords, sorted
+}
+
+func formOf(name string) nameForm {
+	return nameForm{sq: squash(name), words: slices.Compact(slices.Sorted(slices.Values(nameWords(name))))}
+}
+
+// related reports whether two names may well mean the same thing: one
+// contains the other, or they share more than half the words of the
+// shorter one ("Immutable Secrets/ConfigMaps" and "Immutable Secrets and
+// ConfigMaps").
+func related(a, b string) bool { return relatedForms(formOf(a), formOf(b)) }
+
+func relatedForms(a, b nameForm) bool {
+	if a.sq == "" || b.sq == "" {
+		return false
+	}
+	if strings.Contains(a.sq, b.sq) || strings.Contains(b.sq, a.sq) {
+		return true
+	}
+	if len(a.words) == 0 || len(b.words) == 0 {
+		return false
+	}
+	shared := 0
+	for _, w := range a.words {
+		if _, ok := slices.BinarySearch(b.words, w); ok {
+			shared++
+		}
+	}
+	return 2*shared > min(len(a.words), len(b.words))
+}
+
+func onlyLetters(s string) bool {
+	for _, r := range s {
+		if !unicode.IsLetter(r) && r != ' ' {
+			return false
+		}
+	}
+	return true
+}
+
+// atWordEdges reports whether text[start:end] neither starts nor ends
+// inside a word of Latin letters and digits.
+func atWordEdges(text string, start, end int) bool {
+	before, _ := utf8.DecodeLastRuneInString(text[:start])
+	after, _ := utf8.DecodeRuneInString(text[end:])
+	return !asciiAlnum(before) && !asciiAlnum(after)
+}
+
+func asciiAlnum(r rune) bool {
+	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'
+}

@@ -1,0 +1,423 @@
+package quizgen
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"kubequiz/internal/changelog"
+	"kubequiz/internal/quiz"
+)
+
+// upstreamDoc writes a small upstream CHANGELOG for one release with one
+// Feature entry per sentence, PRs numbered from firstPR, all for SIG Node.
+func upstreamDoc(release string, firstPR int, sentences ...string) string {
+	major, minor, _ := changelog.ParseRelease(release)
+	var b strings.Builder
+	fmt.Fprintf(&b, "## Changelog since v%d.%d.0\n\n## Changes by Kind\n\n### Feature\n\n", major, minor-1)
+	for i, s := range sentences {
+		pr := firstPR + i
+		fmt.Fprintf(&b, "- %s ([#%d](https://github.com/kubernetes/kubernetes/pull/%d), [@dev](https://github.com/dev)) [SIG Node]\n", s, pr, pr)
+	}
+	return b.String()
+}
+
+func parse(t *testing.T, text string) *changelog.Document {
+	t.Helper()
+	d, err := changelog.Parse([]byte(text), changelog.Options{})
+	if err != nil {
+		t.Fatalf("parse: %v", err)
+	}
+	return d
+}
+
+func generate(t *testing.T, opt Options, docs ...*changelog.Document) Report {
+	t.Helper()
+	tl, err := changelog.NewTimeline(docs...)
+	if err != nil {
+		t.Fatalf("NewTimeline: %v", err)
+	}
+	rep := GenerateReport(docs[0], tl, opt)
+	for _, d := range rep.Dropped {
+		t.Errorf("dropped %s: %s", d.ExtID, d.Reason)
+	}
+	return rep
+}
+
+// Sentences of a made-up release, in our own words.
+var (
+	sentWidgetBeta   = "Promoted the `WidgetGate` feature gate to beta."
+	sentWidgetRevert = "Reverted the promotion of `WidgetGate` to beta."
+	sentSprocketGA   = "Graduated the `SprocketSync` feature gate to GA. The kubelet now keeps sprocket caches in step with the container runtime, so a restart no longer loses cached sprocket layouts."
+	sentGizmoAlpha   = "Added new `GizmoPool` alpha feature. When it is on, the scheduler pools gizmo requests from all containers of a pod before choosing a node for them."
+	sentFlangeOn     = "Promoted the `FlangeProbe` feature gate to beta, enabled by default. Flange probes report readiness of mounted flanges to the kubelet before containers start."
+	sentDoohickey    = "Deprecated the `DoohickeyMode` feature gate. Clusters that still set it receive a warning at startup and should stop setting it before it is removed."
+)
+
+func TestRevertedFeatureGetsNoStageQuestion(t *testing.T) {
+	d := parse(t, upstreamDoc("1.40", 4001, sentWidgetBeta, sentWidgetRevert, sentSprocketGA))
+	rep := generate(t, Options{}, d)
+	for _, g := range rep.Questions {
+		if g.Provenance.Feature == "WidgetGate" {
+			switch g.Provenance.Generator {
+			case GenStageInRelease, GenReleaseOfStage, GenTrueFalse, GenTimelineOrder:
+				t.Errorf("%s asks about the reverted WidgetGate: %q", g.Provenance.Generator, g.Question.Prompt)
+			}
+		}
+	}
+	if got := rep.Counts()[GenStageInRelease]; got != 1 {
+		t.Errorf("stage_in_release questions = %d, want 1 (SprocketSync only)", got)
+	}
+}
+
+func TestOneFeatureHasNoDescriptionQuestion(t *testing.T) {
+	d := parse(t, upstreamDoc("1.40", 4003, sentSprocketGA))
+	rep := generate(t, Options{}, d)
+	if n := rep.Counts()[GenFeatureFromDescription]; n != 0 {
+		t.Errorf("feature_from_description questions = %d, want 0 without distractors", n)
+	}
+	if n := rep.Counts()[GenCloze]; n != 1 {
+		t.Errorf("cloze questions = %d, want 1", n)
+	}
+}
+
+func TestDescriptionNeedsThreeDistractors(t *testing.T) {
+	d := parse(t, upstreamDoc("1.40", 4003, sentSprocketGA, sentGizmoAlpha, sentFlangeOn, sentDoohickey))
+	rep := generate(t, Options{}, d)
+	var descs []Generated
+	for _, g := range rep.Questions {
+		if g.Provenance.Generator == GenFeatureFromDescription {
+			descs = append(descs, g)
+		}
+	}
+	if len(descs) == 0 {
+		t.Fatalf("no feature_from_description question from four features")
+	}
+	for _, g := range descs {
+		q := g.Question
+		if len(q.Choices) != 4 || !slices.Contains(q.Choices, q.Answer) {
+			t.Errorf("%s: choices %q answer %q", q.ExtID, q.Choices, q.Answer)
+		}
+		if strings.Contains(strings.ToLower(q.Prompt), strings.ToLower(q.Answer)) {
+			t.Errorf("%s: prompt %q names the answer", q.ExtID, q.Prompt)
+		}
+	}
+}
+
+func TestCRLFGivesTheSameQuestions(t *testing.T) {
+	lf := upstreamDoc("1.40", 4003, sentSprocketGA, sentGizmoAlpha, sentFlangeOn, sentDoohickey)
+	crlf := strings.ReplaceAll(lf, "\n", "\r\n")
+	got := generate(t, Options{}, parse(t, crlf)).Questions
+	want := generate(t, Options{}, parse(t, lf)).Questions
+	if len(want) == 0 {
+		t.Fatalf("no questions")
+	}
+	if g, w := mustJSON(t, got), mustJSON(t, want); g != w {
+		t.Errorf("CRLF input gives other questions:\n got %s\nwant %s", g, w)
+	}
+	if strings.Contains(mustJSON(t, got), `\r`) {
+		t.Errorf("carriage return in the output")
+	}
+}
+
+func TestTemplatesPerLanguage(t *testing.T) {
+	d := parse(t, upstreamDoc("1.40", 4003, sentSprocketGA, sentGizmoAlpha, sentFlangeOn, sentDoohickey))
+	tests := []struct {
+		lang       string
+		wantPrompt string // in the stage_in_release prompt
+		wantJa     bool
+	}{
+		{"", "どの段階", true},
+		{"ja", "どの段階", true},
+		{"en", "which stage", false},
+		{"EN", "which stage", false},
+		{"fr", "どの段階", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.lang, func(t *testing.T) {
+			for _, g := range generate(t, Options{Language: tt.lang}, d).Questions {
+				q := g.Question
+				switch g.Provenance.Generator {
+				case GenStageInRelease:
+					if !strings.Contains(q.Prompt, tt.wantPrompt) {
+						t.Errorf("%s: prompt %q, want it to contain %q", q.ExtID, q.Prompt, tt.wantPrompt)
+					}
+					fallthrough
+				case GenReleaseOfStage, GenTrueFalse:
+					if hasJapanese(q.Prompt+q.Explanation) != tt.wantJa {
+						t.Errorf("%s: prompt %q explanation %q: Japanese %v, want %v", q.ExtID, q.Prompt, q.Explanation, !tt.wantJa, tt.wantJa)
+					}
+				case GenCloze, GenFeatureFromDescription:
+					if hasJapanese(q.Prompt + q.Explanation) {
+						t.Errorf("%s: %q does not keep its English source's language", q.ExtID, q.Prompt)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestIDsStableAcrossRewording(t *testing.T) {
+	a := parse(t, upstreamDoc("1.40", 4003, sentSprocketGA, sentGizmoAlpha, sentFlangeOn, sentDoohickey))
+	reworded := strings.Replace(sentSprocketGA, "a restart no longer loses", "restarting no longer drops", 1)
+	b := parse(t, upstreamDoc("1.40", 4003, reworded, sentGizmoAlpha, sentFlangeOn, sentDoohickey))
+	ids := func(r Report) []string {
+		var out []string
+		for _, g := range r.Questions {
+			out = append(out, g.Question.ExtID)
+		}
+		return out
+	}
+	got, want := ids(generate(t, Options{}, b)), ids(generate(t, Options{}, a))
+	if !slices.Equal(got, want) {
+		t.Errorf("ids after rewording an entry:\n got %q\nwant %q", got, want)
+	}
+}
+
+func TestNilInputs(t *testing.T) {
+	if got := Generate(nil, nil, Options{}); got != nil {
+		t.Errorf("Generate(nil) = %v, want nil", got)
+	}
+	d := parse(t, upstreamDoc("1.40", 4003, sentSprocketGA, sentGizmoAlpha))
+	if got := Generate(d, nil, Options{}); len(got) == 0 {
+		t.Errorf("Generate without a timeline gave nothing")
+	}
+	noRelease := &changelog.Document{Key: "x", Entries: d.Entries}
+	for _, g := range Generate(noRelease, nil, Options{}) {
+		if err := g.Question.Validate(); err != nil {
+			t.Errorf("%s: %v", g.Question.ExtID, err)
+		}
+	}
+}
+
+func TestTimelineAcrossReleases(t *testing.T) {
+	docs := []*changelog.Document{
+		parse(t, upstreamDoc("1.40", 4003, sentSprocketGA, sentGizmoAlpha)),
+		parse(t, upstreamDoc("1.37", 3701, "Added new `SprocketSync` alpha feature.")),
+		parse(t, upstreamDoc("1.38", 3801, "Promoted the `SprocketSync` feature gate to beta.")),
+	}
+	rep := generate(t, Options{Language: LangEnglish}, docs...)
+	var order, release []quiz.Question
+	for _, g := range rep.Questions {
+		switch g.Provenance.Generator {
+		case GenTimelineOrder:
+			order = append(order, g.Question)
+		case GenReleaseOfStage:
+			if g.Provenance.Feature == "SprocketSync" {
+				release = append(release, g.Question)
+			}
+		}
+	}
+	if len(order) != 1 || !slices.Equal(order[0].Items, []string{"alpha", "beta", "GA"}) {
+		t.Fatalf("timeline_order questions %+v, want one ordering alpha, beta, GA", order)
+	}
+	if len(release) != 1 || release[0].Answer != "1.40" {
+		t.Fatalf("release_of_stage questions %+v, want one answering 1.40", release)
+	}
+	for _, ch := range release[0].Choices {
+		if ch != "1.40" && changelog.CompareReleases(ch, "1.41") > 0 {
+			t.Errorf("choice %s lies beyond the release after the newest known one", ch)
+		}
+	}
+	// The older documents ask no timeline question: it belongs to the
+	// newest change.
+	for _, d := range docs[1:] {
+		tl, _ := changelog.NewTimeline(docs...)
+		if n := Count(Generate(d, tl, Options{}))[GenTimelineOrder]; n != 0 {
+			t.Errorf("%s: %d timeline_order questions, want 0", d.Key, n)
+		}
+	}
+}
+
+func TestStageDistractorsNeverAlsoTrue(t *testing.T) {
+	all := []changelog.Stage{
+		changelog.StageAlpha, changelog.StageBeta, changelog.StageBetaDefaultOn, changelog.StageDefaultOn,
+		changelog.StageGA, changelog.StageDeprecated, changelog.StageRemoved,
+	}
+	for _, answer := range all {
+		for _, d := range distractorPreference[answer] {
+			if overlaps(answer, d) || answer.Matches(d) || d.Matches(answer) {
+				t.Errorf("answer %s: distractor %s could also be true", answer, d)
+			}
+		}
+	}
+	tests := []struct {
+		a, b changelog.Stage
+		want bool
+	}{
+		{changelog.StageBetaDefaultOn, changelog.StageBeta, true},
+		{changelog.StageBeta, changelog.StageBetaDefaultOn, true},
+		{changelog.StageGA, changelog.StageDefaultOn, true},
+		{changelog.StageDefaultOn, changelog.StageBeta, true},
+		{changelog.StageGA, changelog.StageBeta, false},
+		{changelog.StageAlpha, changelog.StageBeta, false},
+		{changelog.StageRemoved, changelog.StageDeprecated, false},
+	}
+	for _, tt := range tests {
+		if got := overlaps(tt.a, tt.b); got != tt.want {
+			t.Errorf("overlaps(%s, %s) = %v, want %v", tt.a, tt.b, got, tt.want)
+		}
+	}
+}
+
+func TestNameTokens(t *testing.T) {
+	tests := []struct {
+		name string
+		want []string
+	}{
+		{"ImageVolume", []string{"Image", "Volume"}},
+		{"KubeletPSI", []string{"Kubelet", "PSI"}},
+		{"PSIData", []string{"PSI", "Data"}},
+		{"spec.externalIPs", []string{"spec.external", "IPs"}},
+		{"Graceful Node Shutdown", []string{"Graceful", "Node", "Shutdown"}},
+		{"memory.low", []string{"memory.low"}},
+	}
+	for _, tt := range tests {
+		if got := nameTokens(tt.name); !slices.Equal(got, tt.want) {
+			t.Errorf("nameTokens(%q) = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestMasking(t *testing.T) {
+	r := newRun(&changelog.Document{}, nil, Options{})
+	tests := []struct {
+		name, text, want string
+	}{
+		{"ImageVolume", "Graduated the ImageVolume feature; image volumes use image-volume mounts.", "Graduated the ____ feature; ____s use ____ mounts."},
+		{"ImageVolume", "ImageVolumeWithDigest adds the digest.", "____WithDigest adds the digest."},
+		{"memory.low", "memory.low 以下のとき", "____ 以下のとき"},
+		{"PSI", "KubeletPSI exposes PSI; capsicum stays.", "Kubelet____ exposes ____; capsicum stays."},
+		{"Graceful Node Shutdown", "kubeletのGraceful Node Shutdown機能", "kubeletの____機能"},
+	}
+	for _, tt := range tests {
+		if got := r.maskRegexp(tt.name).ReplaceAllString(tt.text, maskToken); got != tt.want {
+			t.Errorf("mask %q in %q = %q, want %q", tt.name, tt.text, got, tt.want)
+		}
+	}
+}
+
+func TestGivesAway(t *testing.T) {
+	r := newRun(&changelog.Document{}, nil, Options{})
+	tests := []struct {
+		text, name string
+		want       bool
+	}{
+		{"the ____ feature mounts images", "ImageVolume", false},
+		{"mounts OCI images as volumes", "ImageVolume", true},
+		{"uses image-volume", "ImageVolume", true},
+		{"PSI metrics from the kubelet", "KubeletPSI", true},
+		{"____ は cgroup v2 の機能", "MemoryQoS", false},
+	}
+	for _, tt := range tests {
+		if got := r.givesAwayTokens(tt.text, []string{tt.name}); got != tt.want {
+			t.Errorf("givesAwayTokens(%q, %q) = %v, want %v", tt.text, tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestRelated(t *testing.T) {
+	tests := []struct {
+		a, b string
+		want bool
+	}{
+		{"Immutable Secrets/ConfigMaps", "Immutable Secrets and ConfigMaps", true},
+		{"Device Binding Conditions", "DRA Device Binding Conditions", true},
+		{"ImageVolume", "ImageVolumeWithDigest", true},
+		{"NodeDeclaredFeatures", "NodeLogQuery", false},
+		{"DRAAdminAccess", "DRAPrioritizedList", false},
+		{"memory.min", "memory.low", false},
+	}
+	for _, tt := range tests {
+		if got := related(tt.a, tt.b); got != tt.want {
+			t.Errorf("related(%q, %q) = %v, want %v", tt.a, tt.b, got, tt.want)
+		}
+		if got := related(tt.b, tt.a); got != tt.want {
+			t.Errorf("related(%q, %q) = %v, want %v", tt.b, tt.a, got, tt.want)
+		}
+	}
+}
+
+func TestInformative(t *testing.T) {
+	tests := []struct {
+		text string
+		want bool
+	}{
+		{"____ が General Availability になり、無条件に有効になりました。", false},
+		{"この機能はalphaのため、利用するためには____ feature gateを有効にする必要があります。", false},
+		{"Promoted the ____ feature gate to GA.", false},
+		{"KEP: https://github.com/kubernetes/enhancements/issues/1", false},
+		{"OCI イメージを Pod のボリュームとして直接マウントできる機能です。", true},
+		{"The kubelet now keeps sprocket caches in step with the container runtime.", true},
+	}
+	for _, tt := range tests {
+		if got := informative(tt.text); got != tt.want {
+			t.Errorf("informative(%q) = %v, want %v", tt.text, got, tt.want)
+		}
+	}
+}
+
+func TestAlternatives(t *testing.T) {
+	tests := []struct {
+		match, name string
+		want        []string
+	}{
+		{"ImageVolume", "ImageVolume", []string{"Image Volume"}},
+		{"Graceful Node Shutdown", "Graceful Node Shutdown", []string{"GracefulNodeShutdown"}},
+		{"workload-aware preemption", "WorkloadAwarePreemption", []string{"WorkloadAwarePreemption", "workload-awarepreemption", "Workload Aware Preemption"}},
+		{"spec.externalIPs", "spec.externalIPs", nil},
+	}
+	for _, tt := range tests {
+		if got := alternatives(tt.match, tt.name); !slices.Equal(got, tt.want) {
+			t.Errorf("alternatives(%q, %q) = %q, want %q", tt.match, tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestKindAndSIGNames(t *testing.T) {
+	kinds := []struct {
+		k    changelog.Kind
+		want string
+	}{
+		{changelog.KindUrgentUpgradeNote, "urgent-upgrade-note"},
+		{changelog.KindAPIChange, "api-change"},
+		{changelog.KindFailingTest, "failing-test"},
+		{changelog.KindBugOrRegression, "bug"},
+		{changelog.KindHighlight, "highlight"},
+		{changelog.KindKnownIssue, "uncategorized"},
+	}
+	for _, tt := range kinds {
+		if got := kindName(tt.k); got != tt.want {
+			t.Errorf("kindName(%s) = %q, want %q", tt.k, got, tt.want)
+		}
+	}
+	sigs := []struct{ in, want string }{
+		{"Node", "SIG-Node"},
+		{"Cluster Lifecycle", "SIG-Cluster-Lifecycle"},
+		{"SIG-Network", "SIG-Network"},
+		{"", ""},
+	}
+	for _, tt := range sigs {
+		if got := sigName(tt.in); got != tt.want {
+			t.Errorf("sigName(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestJapaneseSpacing(t *testing.T) {
+	tests := []struct {
+		release, feature string
+		stage            changelog.Stage
+		want             string
+	}{
+		{"1.36", "ImageVolume", changelog.StageGA, "v1.36 で ImageVolume は GA になった"},
+		{"1.36", "DRAConsumableCapacity", changelog.StageDefaultOn, "v1.36 で DRAConsumableCapacity はデフォルトで有効になった"},
+		{"1.17", "--cri-socket", changelog.StageRemoved, "v1.17 で --cri-socket は削除された"},
+	}
+	for _, tt := range tests {
+		if got := japanese.fact(tt.release, tt.feature, tt.stage); got != tt.want {
+			t.Errorf("fact = %q, want %q", got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,477 @@
+package quizgen
+
+import (
+	"cmp"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"kubequiz/internal/changelog"
+	"kubequiz/internal/quiz"
+)
+
+// Limits on quoted text, in characters.
+const (
+	maxClozeText       = 500
+	maxDescriptionText = 600
+	maxFlashcardBack   = 800
+	maxClozeGaps       = 3
+)
+
+// textKind reports whether entries of a kind are about a feature itself
+// rather than a fix to it: worth a cloze, and a source of stand-in names.
+func textKind(k changelog.Kind) bool {
+	switch k {
+	case changelog.KindFeature, changelog.KindAPIChange, changelog.KindDeprecation,
+		changelog.KindUrgentUpgradeNote, changelog.KindHighlight, changelog.KindUncategorized:
+		return true
+	}
+	return false
+}
+
+// describingKind reports whether an entry's text may say what a feature
+// does; deprecations and upgrade notes mostly say what to do about it.
+func describingKind(k changelog.Kind) bool {
+	switch k {
+	case changelog.KindFeature, changelog.KindAPIChange, changelog.KindHighlight, changelog.KindUncategorized:
+		return true
+	}
+	return false
+}
+
+// changesStage reports whether the entry states a stage change of feature.
+func changesStage(e *changelog.Entry, feature string) bool {
+	k := featureKey(feature)
+	for _, sc := range e.Stages {
+		if featureKey(sc.Feature) == k {
+			return true
+		}
+	}
+	return false
+}
+
+// clip shortens a text to at most max characters, ending at the last
+// sentence end before the limit; ok is false when there is none.
+func clip(s string, max int) (string, bool) {
+	if utf8.RuneCountInString(s) <= max {
+		return s, true
+	}
+	rs := []rune(s)[:max]
+	cut := -1
+	for i := len(rs) - 1; i > max/3; i-- {
+		if rs[i] == '。' || rs[i] == '\n' || rs[i] == '.' && (i+1 >= len(rs) || rs[i+1] == ' ') {
+			cut = i + 1
+			break
+		}
+	}
+	if cut < 0 {
+		return "", false
+	}
+	return strings.TrimSpace(string(rs[:cut])), true
+}
+
+// cloze blanks the key term of an entry in its text.
+func (r *run) cloze() {
+	for i := range r.doc.Entries {
+		e := &r.doc.Entries[i]
+		feature := focusOf(e)
+		if feature == "" || r.categoryOf(e, feature) == catNone {
+			continue
+		}
+		if !textKind(e.Kind) && !changesStage(e, feature) {
+			continue
+		}
+		text := cleanText(e.Text)
+		if strings.Contains(text, "{{") || strings.Contains(text, "}}") || utf8.RuneCountInString(text) > maxClozeText {
+			continue
+		}
+		locs := r.maskRegexp(feature).FindAllStringIndex(text, -1)
+		if len(locs) == 0 || len(locs) > maxClozeGaps || slices.ContainsFunc(locs, func(l []int) bool { return !atWordEdges(text, l[0], l[1]) }) {
+			continue // no gap, too many, or one inside a longer word
+		}
+		var b strings.Builder
+		last := 0
+		for _, loc := range locs {
+			match := text[loc[0]:loc[1]]
+			b.WriteString(text[last:loc[0]])
+			b.WriteString("{{" + strings.Join(append([]string{match}, alternatives(match, feature)...), "|") + "}}")
+			last = loc[1]
+		}
+		b.WriteString(text[last:])
+		prompt := b.String()
+		blank := quiz.ClozeText(prompt)
+		if givesAway(blank, feature) || letterCount(strings.ReplaceAll(blank, quiz.ClozeBlank, "")) < 6 {
+			continue
+		}
+		prs := positivePRs(e.PRs)
+		if refs := prRefs(prs); refs != "" {
+			prompt += " (" + refs + ")"
+		}
+		l := lexiconOf(text)
+		expl := l.gapIs(text[locs[0][0]:locs[0][1]], r.documentLabel(l), prs)
+		if h := l.historyNote(feature, r.history(feature)); h != "" {
+			expl += " " + h
+		}
+		q := quiz.Question{
+			ExtID:       extID(GenCloze, r.doc.Key, e.Key, feature, ""),
+			Type:        quiz.Cloze,
+			Prompt:      prompt,
+			Explanation: expl,
+			Source:      r.source(e, kindName(e.Kind)),
+			Tags:        []string{feature, GenCloze},
+		}
+		r.add(Generated{Question: q, Provenance: r.provenance(GenCloze, e, feature, "", "")}, e.Key)
+	}
+}
+
+// concept is a changelog.Concept with what the generators need alongside.
+type concept struct {
+	changelog.Concept
+	e       *changelog.Entry // nil for an article's introduction
+	ordinal int              // among concepts of the same entry, term and source
+	cat     category
+}
+
+// concepts lists the document's concepts with a usable term, in document
+// order. Flashcards take any of them; description questions need a
+// category with other names to offer as choices.
+func (r *run) concepts() []concept {
+	if r.cons != nil {
+		return *r.cons
+	}
+	out := r.findConcepts()
+	r.cons = &out
+	return out
+}
+
+func (r *run) findConcepts() []concept {
+	var out []concept
+	count := map[string]int{}
+	for _, c := range r.doc.Concepts() {
+		k := c.Entry + "\x00" + featureKey(c.Term) + "\x00" + c.Source
+		n := count[k]
+		count[k]++
+		if !goodTerm(c.Term) {
+			continue
+		}
+		var e *changelog.Entry
+		if c.Entry != "" {
+			e = r.entries[c.Entry]
+		}
+		cat := r.categoryOf(e, c.Term)
+		if c.TermType != "" {
+			cat = r.typeCategory(c.TermType, e, c.Term)
+		}
+		out = append(out, concept{Concept: c, e: e, ordinal: n, cat: cat})
+	}
+	return out
+}
+
+// reVague starts terms that point at something instead of naming it.
+var reVague = regexp.MustCompile(`(?i)^(?:the|this|these|that|those|it|its|a|an)\b`)
+
+func goodTerm(t string) bool {
+	t = strings.TrimSpace(t)
+	return t != "" && utf8.RuneCountInString(t) <= 60 && !reVague.MatchString(t) &&
+		!strings.ContainsAny(t, "|{}\n")
+}
+
+// reDescribes finds notes that explain what something is or does.
+var reDescribes = regexp.MustCompile(`機能です|機能で|仕組み|とは|\bis an? |\ballows\b|\blets\b|\benables\b`)
+
+// reSubject follows a term that opens a sentence about it: "X は…",
+// "X (…) とは", "X is …".
+var reSubject = regexp.MustCompile(`^\s*(?:\([^)]{0,60}\)\s*)?(?:とは|は|\s(?:is|are|allows|lets|returns|provides)\b)`)
+
+// definesTerm reports whether a text opens with the term as its subject.
+func definesTerm(text, term string) bool {
+	rest, ok := strings.CutPrefix(strings.TrimSpace(text), term)
+	return ok && reSubject.MatchString(rest)
+}
+
+// conceptKind is the source.kind of a question built on a concept.
+func conceptKind(c concept) string {
+	switch {
+	case c.Source == "highlight":
+		return kindName(changelog.KindHighlight)
+	case c.Source == "text" && c.e != nil:
+		return kindName(c.e.Kind)
+	}
+	return kindConcept
+}
+
+func (r *run) conceptSource(c concept) quiz.Source {
+	return r.source(c.e, conceptKind(c))
+}
+
+func (r *run) conceptProvenance(gen string, c concept, text string) Provenance {
+	p := Provenance{Document: r.doc.Key, Generator: gen, Feature: c.Term, SourceText: text}
+	if c.e != nil {
+		p.Entry = c.e.Key
+		p.PRs = positivePRs(c.e.PRs)
+	}
+	return p
+}
+
+// featureFromDescription masks a feature's name in a description and asks
+// which feature it is. The wrong choices are other features of the same
+// release and SIG, of the same kind of name, none of them named in the
+// description.
+func (r *run) featureFromDescription() {
+	for _, c := range r.concepts() {
+		switch c.Source {
+		case "text":
+			if c.e == nil || !describingKind(c.e.Kind) {
+				continue
+			}
+		case "note":
+			if c.e == nil || !reDescribes.MatchString(c.Description) && !r.maskRegexp(c.Term).MatchString(c.Description) {
+				continue
+			}
+		case "highlight", "definition", "intro":
+		default:
+			continue
+		}
+		if c.cat == catNone {
+			continue
+		}
+		desc, ok := clip(cleanText(c.Description), maxDescriptionText)
+		if !ok {
+			continue
+		}
+		names := append([]string{c.Term}, c.Aliases...)
+		masked := desc
+		for _, n := range names {
+			masked = r.maskRegexp(n).ReplaceAllString(masked, maskToken)
+		}
+		if !informative(masked) || r.givesAwayTokens(masked, names) {
+			continue
+		}
+		id := extID(GenFeatureFromDescription, r.doc.Key, c.Entry, c.Term, c.Source+"#"+strconv.Itoa(c.ordinal))
+		wrong := r.featureDistractors(c, names, desc, id)
+		if len(wrong) < 3 {
+			continue
+		}
+		choices := append([]string{c.Term}, wrong...)
+		slices.SortFunc(choices, func(a, b string) int {
+			return cmp.Compare(hash64(id, "order", featureKey(a)), hash64(id, "order", featureKey(b)))
+		})
+		l := lexiconOf(desc)
+		var prs []int
+		if c.e != nil {
+			prs = positivePRs(c.e.PRs)
+		}
+		expl := l.answerIs(c.Term, r.documentLabel(l), prs)
+		if h := l.historyNote(c.Term, r.history(c.Term)); h != "" {
+			expl += " " + h
+		}
+		q := quiz.Question{
+			ExtID:       id,
+			Type:        quiz.SingleChoice,
+			Prompt:      l.describePrompt(masked),
+			Choices:     choices,
+			Answer:      c.Term,
+			Explanation: expl,
+			Source:      r.conceptSource(c),
+			Tags:        []string{c.Term, GenFeatureFromDescription},
+		}
+		r.add(Generated{Question: q, Provenance: r.conceptProvenance(GenFeatureFromDescription, c, desc)},
+			featureKey(c.Term)+"\x00"+squash(masked))
+	}
+}
+
+// givesAwayTokens reports whether a masked text still identifies one of
+// the names: the whole name, or every word of a name of several words
+// ("images" and "volumes" for ImageVolume).
+func (r *run) givesAwayTokens(masked string, names []string) bool {
+	if givesAway(masked, names...) {
+		return true
+	}
+	sq := squash(masked)
+	for _, n := range names {
+		var words []string
+		for _, t := range nameTokens(strings.NewReplacer("_", " ", "-", " ", ".", " ", "/", " ").Replace(n)) {
+			if w := squash(t); len(w) >= 3 {
+				words = append(words, w)
+			}
+		}
+		if len(words) < 2 {
+			continue
+		}
+		all := true
+		for _, w := range words {
+			if !strings.Contains(sq, w) {
+				all = false
+				break
+			}
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}
+
+// poolName is a feature an entry of the document is about, a candidate
+// wrong choice for description questions.
+type poolName struct {
+	name string
+	key  string // featureKey
+	form nameForm
+	e    *changelog.Entry
+	cat  category
+}
+
+// namePool lists, once per run, the focus and the stage-changed features
+// of every entry, in document order.
+func (r *run) namePool() []poolName {
+	if r.pool != nil {
+		return *r.pool
+	}
+	var out []poolName
+	docRel, _ := changelog.NormalizeRelease(r.doc.Release)
+	add := func(e *changelog.Entry, name string) {
+		if name == "" || !goodTerm(name) {
+			return
+		}
+		out = append(out, poolName{name: name, key: featureKey(name), form: formOf(name), e: e, cat: r.categoryOf(e, name)})
+	}
+	for i := range r.doc.Entries {
+		e := &r.doc.Entries[i]
+		add(e, focusOf(e))
+		for _, sc := range e.Stages {
+			if rel, err := changelog.NormalizeRelease(sc.Release); err == nil && rel == docRel && !sc.Revert {
+				add(e, sc.Feature)
+			}
+		}
+	}
+	r.pool = &out
+	return out
+}
+
+// featureDistractors returns up to three other features of the concept's
+// release and SIG that cannot be the answer: of the same category, not
+// related to the answer's names or to one another (see related), and not
+// mentioned in the description. Which three is decided by a hash of seed.
+func (r *run) featureDistractors(c concept, names []string, desc, seed string) []string {
+	var sigs []string
+	if r.doc.SIG == "" && c.e != nil {
+		sigs = c.e.SIGs
+	}
+	answers := make([]nameForm, len(names))
+	for i, n := range names {
+		answers[i] = formOf(n)
+	}
+	descSq := squash(desc)
+	type pick struct {
+		hash uint64
+		p    *poolName
+	}
+	var picks []pick
+	seen := map[string]bool{}
+	pool := r.namePool()
+	for i := range pool {
+		p := &pool[i]
+		if seen[p.key] || p.cat != c.cat || p.form.sq == "" {
+			continue
+		}
+		if len(sigs) > 0 && (len(p.e.SIGs) == 0 || !shareAny(sigs, p.e.SIGs)) {
+			continue
+		}
+		if c.cat == catIdent && !textKind(p.e.Kind) {
+			continue // names from bug fixes make poor stand-ins for a setting or an API
+		}
+		seen[p.key] = true
+		if strings.Contains(descSq, p.form.sq) || slices.ContainsFunc(answers, func(a nameForm) bool { return relatedForms(a, p.form) }) {
+			continue
+		}
+		picks = append(picks, pick{hash64(seed, p.key), p})
+	}
+	slices.SortFunc(picks, func(a, b pick) int { return cmp.Compare(a.hash, b.hash) })
+	// Three, no two of them names of one thing.
+	var out []string
+	var forms []nameForm
+	for _, pk := range picks {
+		if len(out) == 3 {
+			break
+		}
+		if !slices.ContainsFunc(forms, func(f nameForm) bool { return relatedForms(f, pk.p.form) }) {
+			out = append(out, pk.p.name)
+			forms = append(forms, pk.p.form)
+		}
+	}
+	return out
+}
+
+func shareAny(a, b []string) bool {
+	for _, x := range a {
+		if slices.Contains(b, x) {
+			return true
+		}
+	}
+	return false
+}
+
+// backKey identifies a description by its opening, so that two clips of
+// one text count as the same.
+func backKey(s string) string {
+	rs := []rune(squash(s))
+	return string(rs[:min(len(rs), 60)])
+}
+
+// flashcards turn definitions, highlights and descriptive notes into "what
+// is X?" cards, one per term and one per description.
+func (r *run) flashcards() {
+	backs := map[string]bool{}
+	// A highlight that opens with a definition of another term (a PSI
+	// explanation under KubeletPSI) leaves the card to that term.
+	defined := map[string]bool{}
+	for _, c := range r.concepts() {
+		if c.Source == "definition" {
+			defined[backKey(c.Description)] = true
+		}
+	}
+	for _, c := range r.concepts() {
+		if c.Source == "highlight" && defined[backKey(c.Description)] {
+			continue
+		}
+		switch c.Source {
+		case "definition", "highlight", "intro":
+		case "note":
+			if !reDescribes.MatchString(c.Description) && !definesTerm(c.Description, c.Term) {
+				continue
+			}
+		default:
+			continue
+		}
+		back, ok := clip(cleanText(c.Description), maxFlashcardBack)
+		if !ok || !informative(r.maskRegexp(c.Term).ReplaceAllString(back, maskToken)) {
+			continue
+		}
+		if backs[backKey(back)] || r.seen[GenFlashcard+"\x00"+featureKey(c.Term)] {
+			continue // the same text under another name, or a term already asked
+		}
+		backs[backKey(back)] = true
+		l := r.lang
+		var prs []int
+		if c.e != nil {
+			prs = positivePRs(c.e.PRs)
+		}
+		expl := l.flashExplanation(c.Term, r.documentLabel(l), prs)
+		if h := l.historyNote(c.Term, r.history(c.Term)); h != "" {
+			expl += " " + h
+		}
+		q := quiz.Question{
+			ExtID:       extID(GenFlashcard, r.doc.Key, c.Entry, c.Term, ""),
+			Type:        quiz.Flashcard,
+			Prompt:      l.flashFront(c.Term),
+			Answer:      back,
+			Explanation: expl,
+			Source:      r.conceptSource(c),
+			Tags:        []string{c.Term, GenFlashcard},
+		}
+		r.add(Generated{Question: q, Provenance: r.conceptProvenance(GenFlashcard, c, back)}, featureKey(c.Term))
+	}
+}

@@ -1,0 +1,307 @@
+package quizgen
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"hash/fnv"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"kubequiz/internal/changelog"
+	"kubequiz/internal/quiz"
+)
+
+// run holds the state of one Generate call. Nothing in it outlives the call.
+type run struct {
+	doc     *changelog.Document
+	tl      *changelog.Timeline
+	lang    *lexicon // templates chosen by Options.Language
+	entries map[string]*changelog.Entry
+
+	events       map[string][]changelog.Event        // per featureKey
+	masks        map[string]*regexp.Regexp           // per name
+	cats         map[string]category                 // per entry key + featureKey
+	featureWords map[string]bool                     // per entry key: does its text say "feature" or "gate"
+	distractors  map[string][]changelog.Stage        // stageDistractors, per entry key + featureKey
+	cons         *[]concept                          // concepts, once found
+	pool         *[]poolName                         // namePool, once built
+	facts        *[]stageFact                        // stageFacts, once found
+	stated       map[string]map[changelog.Stage]bool // stages the document states, per feature and release
+	newest       *string                             // newest release in the timeline, once found
+	seen         map[string]bool                     // facts already asked, per generator
+	ids          map[string]bool
+	out          []Generated
+	dropped      []Dropped
+}
+
+func newRun(doc *changelog.Document, tl *changelog.Timeline, opt Options) *run {
+	if tl == nil {
+		// Without a release the timeline cannot hold doc; the stage
+		// generators then find nothing, which is what they should do.
+		tl, _ = changelog.NewTimeline(doc)
+		if tl == nil {
+			tl, _ = changelog.NewTimeline()
+		}
+	}
+	r := &run{
+		doc: doc, tl: tl, lang: lexiconFor(opt.Language),
+		entries:      map[string]*changelog.Entry{},
+		events:       map[string][]changelog.Event{},
+		masks:        map[string]*regexp.Regexp{},
+		cats:         map[string]category{},
+		featureWords: map[string]bool{},
+		distractors:  map[string][]changelog.Stage{},
+		seen:         map[string]bool{},
+		ids:          map[string]bool{},
+	}
+	for i := range doc.Entries {
+		e := &doc.Entries[i]
+		if _, dup := r.entries[e.Key]; !dup {
+			r.entries[e.Key] = e
+		}
+	}
+	return r
+}
+
+// add validates g and keeps it unless it fails or repeats an id. fact, when
+// not empty, names what the question asks so that a second question about
+// the same fact (stated again in a note or another entry) is skipped.
+func (r *run) add(g Generated, fact string) {
+	if fact != "" {
+		k := g.Provenance.Generator + "\x00" + fact
+		if r.seen[k] {
+			return
+		}
+		r.seen[k] = true
+	}
+	if err := g.Question.Validate(); err != nil {
+		r.dropped = append(r.dropped, Dropped{Provenance: g.Provenance, ExtID: g.Question.ExtID, Reason: err.Error()})
+		return
+	}
+	if r.ids[g.Question.ExtID] {
+		r.dropped = append(r.dropped, Dropped{Provenance: g.Provenance, ExtID: g.Question.ExtID, Reason: "duplicate id"})
+		return
+	}
+	r.ids[g.Question.ExtID] = true
+	r.out = append(r.out, g)
+}
+
+// history returns the per-release events of a feature, cached.
+func (r *run) history(feature string) []changelog.Event {
+	k := featureKey(feature)
+	if ev, ok := r.events[k]; ok {
+		return ev
+	}
+	ev := r.tl.Events(feature)
+	r.events[k] = ev
+	return ev
+}
+
+// eventIn returns the event of a feature in a release.
+func (r *run) eventIn(feature, release string) (changelog.Event, bool) {
+	for _, e := range r.history(feature) {
+		if changelog.CompareReleases(e.Release, release) == 0 {
+			return e, true
+		}
+	}
+	return changelog.Event{}, false
+}
+
+// newestRelease is the newest release the timeline knows of.
+func (r *run) newestRelease() string {
+	if r.newest != nil {
+		return *r.newest
+	}
+	newest := r.doc.Release
+	for _, f := range r.tl.Features() {
+		for _, e := range r.history(f) {
+			if changelog.CompareReleases(e.Release, newest) > 0 {
+				newest = e.Release
+			}
+		}
+	}
+	r.newest = &newest
+	return newest
+}
+
+// Short generator codes used in ids.
+var genCode = map[string]string{
+	GenStageInRelease:         "stage",
+	GenReleaseOfStage:         "release",
+	GenTimelineOrder:          "timeline",
+	GenFeatureFromDescription: "describe",
+	GenCloze:                  "cloze",
+	GenTrueFalse:              "tf",
+	GenFlashcard:              "card",
+}
+
+// extID derives a question id from its provenance: generator, document,
+// entry, feature and a variant (a stage, a concept's position). It never
+// reads the text, so that rewording an entry keeps the id.
+func extID(generator, document, entry, feature, variant string) string {
+	h := sha256.Sum256([]byte(strings.Join([]string{generator, document, entry, featureKey(feature), variant}, "\x00")))
+	return "gen-" + genCode[generator] + "-" + slug(feature) + "-" + hex.EncodeToString(h[:5])
+}
+
+// slug is a short lower-case form of a name for ids.
+func slug(s string) string {
+	var b strings.Builder
+	dash := false
+	for _, c := range strings.ToLower(s) {
+		ok := c >= 'a' && c <= 'z' || c >= '0' && c <= '9'
+		if !ok {
+			dash = b.Len() > 0
+			continue
+		}
+		if dash {
+			b.WriteByte('-')
+			dash = false
+		}
+		b.WriteRune(c)
+		if b.Len() >= 32 {
+			break
+		}
+	}
+	if b.Len() == 0 {
+		return "x"
+	}
+	return b.String()
+}
+
+// hash64 is a deterministic number derived from its parts, used to pick
+// among equally good options (a distractor, a true or a false statement).
+func hash64(parts ...string) uint64 {
+	h := fnv.New64a()
+	for _, p := range parts {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	return h.Sum64()
+}
+
+// featureKey matches feature names the way the timeline does: ignoring case
+// and spaces.
+func featureKey(name string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(name) {
+		if r == ' ' || r == '\u3000' {
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// kindName maps a changelog kind to the question bank's source.kind words.
+func kindName(k changelog.Kind) string {
+	switch k {
+	case changelog.KindUrgentUpgradeNote:
+		return "urgent-upgrade-note"
+	case changelog.KindDeprecation:
+		return "deprecation"
+	case changelog.KindAPIChange:
+		return "api-change"
+	case changelog.KindFeature:
+		return "feature"
+	case changelog.KindDocumentation:
+		return "documentation"
+	case changelog.KindFailingTest:
+		return "failing-test"
+	case changelog.KindBugOrRegression:
+		return "bug"
+	case changelog.KindCleanup:
+		return "cleanup"
+	case changelog.KindDependency:
+		return "dependency"
+	case changelog.KindHighlight:
+		return "highlight"
+	}
+	return "uncategorized"
+}
+
+// kindConcept is the source.kind of background knowledge from notes and
+// definitions.
+const kindConcept = "concept"
+
+// sigName writes a SIG the way the question bank does: "SIG-Node",
+// "SIG-Cluster-Lifecycle".
+func sigName(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return ""
+	}
+	s = strings.TrimPrefix(strings.TrimPrefix(s, "SIG-"), "SIG ")
+	return "SIG-" + strings.Join(strings.Fields(s), "-")
+}
+
+// source builds the question's source for an entry of the document (nil for
+// facts that belong to the document as a whole).
+func (r *run) source(e *changelog.Entry, kind string) quiz.Source {
+	s := quiz.Source{Release: r.doc.Release, Kind: kind}
+	switch {
+	case r.doc.SIG != "":
+		s.SIG = sigName(r.doc.SIG)
+	case e != nil && len(e.SIGs) > 0:
+		names := make([]string, len(e.SIGs))
+		for i, n := range e.SIGs {
+			names[i] = sigName(n)
+		}
+		s.SIG = strings.Join(names, ", ")
+	}
+	if e != nil {
+		s.PRs = positivePRs(e.PRs)
+	}
+	return s
+}
+
+func positivePRs(prs []int) []int {
+	var out []int
+	for _, p := range prs {
+		if p > 0 && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// prRefs writes PR numbers as "#1, #2".
+func prRefs(prs []int) string {
+	parts := make([]string, 0, len(prs))
+	for _, p := range prs {
+		if p > 0 {
+			parts = append(parts, "#"+strconv.Itoa(p))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// entryText is the entry's text followed by its notes, for previews.
+func entryText(e *changelog.Entry) string {
+	parts := []string{cleanText(e.Text)}
+	for _, n := range e.Notes {
+		parts = append(parts, cleanText(n))
+	}
+	return strings.TrimSpace(strings.Join(parts, "\n"))
+}
+
+// cleanText drops carriage returns and trailing space on each line.
+func cleanText(s string) string {
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	s = strings.ReplaceAll(s, "\r", "\n")
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " \t")
+	}
+	return strings.TrimSpace(strings.Join(lines, "\n"))
+}
+
+// documentLabel names the document in explanations.
+func (r *run) documentLabel(l *lexicon) string {
+	return l.documentLabel(r.doc.Release, sigName(r.doc.SIG), r.doc.Format == changelog.FormatArticle)
+}
+
+// focusOf is the feature an entry is mainly about.
+func focusOf(e *changelog.Entry) string { return e.Focus }

@@ -1,0 +1,534 @@
+package quizgen
+
+import (
+	"encoding/json"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"kubequiz/internal/changelog"
+	"kubequiz/internal/quiz"
+	"kubequiz/internal/testshared"
+)
+
+// sharedFiles are the eight reference documents: four upstream CHANGELOGs
+// and four seed articles (000 = 1.21 Node, 001 = 1.36 Node, 002 = 1.17
+// Cluster Lifecycle, 004 = 1.28 Network).
+var sharedFiles = []struct {
+	name string
+	path []string
+	seed bool
+}{
+	{"up17", []string{"changelogs", "CHANGELOG-1.17.0.md"}, false},
+	{"up21", []string{"changelogs", "CHANGELOG-1.21.0.md"}, false},
+	{"up28", []string{"changelogs", "CHANGELOG-1.28.0.md"}, false},
+	{"up36", []string{"changelogs", "CHANGELOG-1.36.0.md"}, false},
+	{"seed21", []string{"seeds", "000_aec933f24ac22a84.txt"}, true},
+	{"seed36", []string{"seeds", "001_c234237cc75ea20a.txt"}, true},
+	{"seed17", []string{"seeds", "002_d94e65080418002e.txt"}, true},
+	{"seed28", []string{"seeds", "004_5718a512479919c9.txt"}, true},
+}
+
+type sharedDoc struct {
+	name string
+	seed bool
+	doc  *changelog.Document
+}
+
+// loadShared parses the eight documents and builds their timeline.
+func loadShared(t testing.TB) ([]sharedDoc, *changelog.Timeline) {
+	t.Helper()
+	var docs []sharedDoc
+	var all []*changelog.Document
+	for _, f := range sharedFiles {
+		b, err := os.ReadFile(testshared.Path(t, f.path...))
+		if err != nil {
+			t.Fatalf("read %s: %v", f.name, err)
+		}
+		d, err := changelog.Parse(b, changelog.Options{})
+		if err != nil {
+			t.Fatalf("parse %s: %v", f.name, err)
+		}
+		docs = append(docs, sharedDoc{f.name, f.seed, d})
+		all = append(all, d)
+	}
+	tl, err := changelog.NewTimeline(all...)
+	if err != nil {
+		t.Fatalf("NewTimeline: %v", err)
+	}
+	return docs, tl
+}
+
+// bankKinds is the question bank's source.kind vocabulary.
+var bankKinds = []string{
+	"urgent-upgrade-note", "deprecation", "api-change", "feature", "documentation", "failing-test", "bug",
+	"cleanup", "uncategorized", "dependency", "highlight", "concept",
+}
+
+func TestSharedDocuments(t *testing.T) {
+	docs, tl := loadShared(t)
+	seedCounts := map[string]int{}
+	for _, lang := range []string{LangJapanese, LangEnglish} {
+		for _, sd := range docs {
+			t.Run(lang+"/"+sd.name, func(t *testing.T) {
+				opt := Options{Language: lang}
+				rep := GenerateReport(sd.doc, tl, opt)
+				for _, d := range rep.Dropped {
+					t.Errorf("dropped %s (%s, entry %s): %s", d.ExtID, d.Provenance.Generator, d.Provenance.Entry, d.Reason)
+				}
+				if len(rep.Questions) == 0 {
+					t.Fatalf("no questions")
+				}
+				c := checker{t: t, doc: sd.doc, tl: tl, lex: lexiconFor(lang), concepts: sd.doc.Concepts()}
+				ids := map[string]bool{}
+				for _, g := range rep.Questions {
+					if ids[g.Question.ExtID] {
+						t.Errorf("id %s repeats", g.Question.ExtID)
+					}
+					ids[g.Question.ExtID] = true
+					c.check(g)
+				}
+				again := Generate(sd.doc, tl, opt)
+				if got, want := mustJSON(t, again), mustJSON(t, rep.Questions); got != want {
+					t.Errorf("second run differs from the first")
+				}
+				counts := rep.Counts()
+				t.Logf("%s %s: %d questions %v", lang, sd.doc.Key, len(rep.Questions), counts)
+				if sd.seed && lang == LangJapanese {
+					for g, n := range counts {
+						seedCounts[g] += n
+					}
+				}
+			})
+		}
+	}
+	for _, g := range Generators() {
+		if seedCounts[g] == 0 {
+			t.Errorf("generator %s made no question from the seeds", g)
+		}
+	}
+}
+
+// TestSharedTimelineOrderIndependent checks that the output does not
+// depend on the order the documents were added to the timeline.
+func TestSharedTimelineOrderIndependent(t *testing.T) {
+	docs, tl := loadShared(t)
+	var rev []*changelog.Document
+	for i := len(docs) - 1; i >= 0; i-- {
+		rev = append(rev, docs[i].doc)
+	}
+	tl2, err := changelog.NewTimeline(rev...)
+	if err != nil {
+		t.Fatalf("NewTimeline: %v", err)
+	}
+	for _, sd := range docs {
+		got := mustJSON(t, Generate(sd.doc, tl2, Options{}))
+		want := mustJSON(t, Generate(sd.doc, tl, Options{}))
+		if got != want {
+			t.Errorf("%s: output depends on the order documents were added to the timeline", sd.name)
+		}
+	}
+}
+
+func mustJSON(t testing.TB, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatalf("marshal: %v", err)
+	}
+	return string(b)
+}
+
+// checker asserts the properties every generated question must have.
+type checker struct {
+	t        *testing.T
+	doc      *changelog.Document
+	tl       *changelog.Timeline
+	lex      *lexicon
+	concepts []changelog.Concept
+}
+
+func (c checker) check(g Generated) {
+	t := c.t
+	t.Helper()
+	q, p := g.Question, g.Provenance
+	where := q.ExtID + " (" + p.Generator + ")"
+	if err := q.Validate(); err != nil {
+		t.Errorf("%s: %v", where, err)
+		return
+	}
+	if !strings.HasPrefix(q.ExtID, "gen-") {
+		t.Errorf("%s: id does not start with gen-", where)
+	}
+	if p.Document != c.doc.Key || !slices.Contains(Generators(), p.Generator) {
+		t.Errorf("%s: provenance %+v, want document %s and a known generator", where, p, c.doc.Key)
+	}
+	if !slices.Contains(q.Tags, p.Generator) {
+		t.Errorf("%s: tags %q lack the generator", where, q.Tags)
+	}
+	if q.Source.Release != c.doc.Release || !slices.Contains(bankKinds, q.Source.Kind) {
+		t.Errorf("%s: source %+v: want release %s and a bank kind", where, q.Source, c.doc.Release)
+	}
+	for _, s := range []string{q.Prompt, q.Explanation, q.Answer} {
+		if strings.ContainsRune(s, '\r') {
+			t.Errorf("%s: carriage return in %q", where, s)
+		}
+	}
+	if q.Type == quiz.SingleChoice {
+		n := 0
+		seen := map[string]bool{}
+		for _, ch := range q.Choices {
+			if ch == q.Answer {
+				n++
+			}
+			if seen[quiz.Normalize(ch)] {
+				t.Errorf("%s: choice %q repeats", where, ch)
+			}
+			seen[quiz.Normalize(ch)] = true
+		}
+		if n != 1 {
+			t.Errorf("%s: answer %q is among the choices %d times, want once", where, q.Answer, n)
+		}
+	}
+	var e *changelog.Entry
+	for i := range c.doc.Entries {
+		if c.doc.Entries[i].Key == p.Entry {
+			e = &c.doc.Entries[i]
+		}
+	}
+	if p.Entry != "" && e == nil {
+		t.Errorf("%s: entry %q not in the document", where, p.Entry)
+		return
+	}
+	switch p.Generator {
+	case GenStageInRelease:
+		c.checkStageInRelease(where, q, p, e)
+	case GenReleaseOfStage:
+		c.checkReleaseOfStage(where, q, p, e)
+	case GenTimelineOrder:
+		c.checkTimelineOrder(where, q, p)
+	case GenFeatureFromDescription:
+		c.checkDescription(where, q, p, e)
+	case GenCloze:
+		c.checkCloze(where, q, e)
+	case GenTrueFalse:
+		c.checkTrueFalse(where, q, p, e)
+	case GenFlashcard:
+		c.checkFlashcard(where, q, p)
+	}
+}
+
+// statesChange reports whether the entry states the change.
+func statesChange(e *changelog.Entry, feature string, stage changelog.Stage, release string) bool {
+	if e == nil {
+		return false
+	}
+	for _, sc := range e.Stages {
+		rel, _ := changelog.NormalizeRelease(sc.Release)
+		if featureKey(sc.Feature) == featureKey(feature) && sc.Stage == stage && rel == release {
+			return true
+		}
+	}
+	return false
+}
+
+// stageOf maps a label back to its stage.
+func (c checker) stageOf(label string) (changelog.Stage, bool) {
+	for s, l := range c.lex.label {
+		if l == label {
+			return s, true
+		}
+	}
+	return "", false
+}
+
+func (c checker) checkStageInRelease(where string, q quiz.Question, p Provenance, e *changelog.Entry) {
+	t := c.t
+	t.Helper()
+	if q.Type != quiz.SingleChoice || !statesChange(e, p.Feature, p.Stage, p.Release) || p.Release != c.doc.Release {
+		t.Errorf("%s: %s in %s is not a change its entry states in the document's release", where, p.Stage, p.Release)
+	}
+	if want := c.lex.label[p.Stage]; q.Answer != want {
+		t.Errorf("%s: answer %q, want %q", where, q.Answer, want)
+	}
+	ev, ok := c.tl.StageIn(p.Feature, p.Release)
+	if !ok || ev.Revert {
+		t.Errorf("%s: timeline has no clean state for %s in %s", where, p.Feature, p.Release)
+	}
+	for _, ch := range q.Choices {
+		d, ok := c.stageOf(ch)
+		if !ok {
+			t.Errorf("%s: choice %q is no stage label", where, ch)
+			continue
+		}
+		if ch == q.Answer {
+			continue
+		}
+		if ev.Stage.Matches(d) || d.Matches(p.Stage) || p.Stage.Matches(d) {
+			t.Errorf("%s: choice %q is also true (answer %s, timeline %s)", where, ch, p.Stage, ev.Stage)
+		}
+	}
+}
+
+func (c checker) checkReleaseOfStage(where string, q quiz.Question, p Provenance, e *changelog.Entry) {
+	t := c.t
+	t.Helper()
+	if !statesChange(e, p.Feature, p.Stage, p.Release) {
+		t.Errorf("%s: entry does not state %s %s in %s", where, p.Feature, p.Stage, p.Release)
+	}
+	if got, ok := c.tl.ReleaseOf(p.Feature, p.Stage); !ok || got != q.Answer {
+		t.Errorf("%s: answer %q, timeline ReleaseOf = %q, %v", where, q.Answer, got, ok)
+	}
+	for _, ch := range q.Choices {
+		if ch == q.Answer {
+			continue
+		}
+		if ev, ok := c.tl.StageIn(p.Feature, ch); ok && ev.Stage.Matches(p.Stage) {
+			t.Errorf("%s: %s also reached %s in %s", where, p.Feature, p.Stage, ch)
+		}
+	}
+}
+
+func (c checker) checkTimelineOrder(where string, q quiz.Question, p Provenance) {
+	t := c.t
+	t.Helper()
+	events := c.tl.Events(p.Feature)
+	var want []string
+	for _, ev := range events {
+		if ev.Revert {
+			t.Errorf("%s: ordered a reverted change", where)
+		}
+		want = append(want, c.lex.label[ev.Stage])
+	}
+	if len(events) < 3 || !slices.Equal(q.Items, want) {
+		t.Errorf("%s: items %q, want the timeline's %q", where, q.Items, want)
+	}
+}
+
+// conceptText is every text a description or flashcard of term may come
+// from: the entry's text, notes and title, and the document's concepts.
+func (c checker) conceptText(term string, e *changelog.Entry) string {
+	var b strings.Builder
+	if e != nil {
+		b.WriteString(e.Title + "\n" + e.Text + "\n" + strings.Join(e.Notes, "\n") + "\n")
+	}
+	for _, cc := range c.concepts {
+		if featureKey(cc.Term) == featureKey(term) {
+			b.WriteString(cc.Term + "\n" + cc.Description + "\n")
+		}
+	}
+	return b.String()
+}
+
+func (c checker) checkDescription(where string, q quiz.Question, p Provenance, e *changelog.Entry) {
+	t := c.t
+	t.Helper()
+	if q.Answer != p.Feature || !strings.Contains(squash(c.conceptText(p.Feature, e)), squash(p.Feature)) {
+		t.Errorf("%s: answer %q does not come from its source", where, q.Answer)
+	}
+	if givesAway(q.Prompt, q.Answer) {
+		t.Errorf("%s: prompt still names %q", where, q.Answer)
+	}
+	if len(q.Choices) != 4 {
+		t.Errorf("%s: %d choices, want 4", where, len(q.Choices))
+	}
+	for _, ch := range q.Choices {
+		if ch == q.Answer {
+			continue
+		}
+		if strings.Contains(squash(p.SourceText), squash(ch)) || related(ch, q.Answer) {
+			t.Errorf("%s: choice %q is named in the description or related to the answer %q", where, ch, q.Answer)
+		}
+	}
+}
+
+func (c checker) checkCloze(where string, q quiz.Question, e *changelog.Entry) {
+	t := c.t
+	t.Helper()
+	gaps, err := quiz.ParseCloze(q.Prompt)
+	if err != nil || len(gaps) == 0 || e == nil {
+		t.Errorf("%s: gaps %v, err %v", where, gaps, err)
+		return
+	}
+	for _, g := range gaps {
+		if !strings.Contains(e.Text, g.Accept[0]) {
+			t.Errorf("%s: gap %q is not in the entry text", where, g.Accept[0])
+		}
+		if squash(g.Accept[0]) != squash(e.Focus) && !strings.EqualFold(g.Accept[0], e.Focus) && !slices.ContainsFunc(g.Accept, func(a string) bool { return quiz.Normalize(a) == quiz.Normalize(e.Focus) }) {
+			t.Errorf("%s: gap %q does not accept the focus %q", where, g.Accept[0], e.Focus)
+		}
+	}
+	if givesAway(quiz.ClozeText(q.Prompt), e.Focus) {
+		t.Errorf("%s: blanked prompt still names %q", where, e.Focus)
+	}
+}
+
+func (c checker) checkTrueFalse(where string, q quiz.Question, p Provenance, e *changelog.Entry) {
+	t := c.t
+	t.Helper()
+	if !statesChange(e, p.Feature, p.Stage, p.Release) {
+		t.Errorf("%s: entry does not state %s %s in %s", where, p.Feature, p.Stage, p.Release)
+	}
+	statement := func(rel string, s changelog.Stage) string {
+		return c.lex.sentence(c.lex.fact(rel, p.Feature, s), nil)
+	}
+	if *q.Truth {
+		if q.Prompt != statement(p.Release, p.Stage) {
+			t.Errorf("%s: true statement %q does not state %s in %s", where, q.Prompt, p.Stage, p.Release)
+		}
+		return
+	}
+	ev, _ := c.tl.StageIn(p.Feature, p.Release)
+	for _, s := range stageOrder {
+		for minor := 0; minor <= 45; minor++ {
+			rel := "1." + strconv.Itoa(minor)
+			if statement(rel, s) != q.Prompt {
+				continue
+			}
+			if rel == p.Release {
+				if ev.Stage.Matches(s) || s.Matches(p.Stage) || p.Stage.Matches(s) {
+					t.Errorf("%s: false statement %q is true", where, q.Prompt)
+				}
+			} else if got, ok := c.tl.StageIn(p.Feature, rel); ok && got.Stage.Matches(s) {
+				t.Errorf("%s: false statement %q is true", where, q.Prompt)
+			}
+			return
+		}
+	}
+	t.Errorf("%s: false statement %q is no stage statement", where, q.Prompt)
+}
+
+func (c checker) checkFlashcard(where string, q quiz.Question, p Provenance) {
+	t := c.t
+	t.Helper()
+	for _, cc := range c.concepts {
+		if featureKey(cc.Term) == featureKey(p.Feature) && strings.Contains(squash(cc.Description), squash(q.Answer)) {
+			return
+		}
+	}
+	t.Errorf("%s: back of %q is not a description of it in the document", where, p.Feature)
+}
+
+// TestSharedImageVolume follows ImageVolume, whose history the 1.36 seed
+// gives in a note: alpha 1.31, beta 1.33, on by default 1.35, GA 1.36.
+func TestSharedImageVolume(t *testing.T) {
+	docs, all := loadShared(t)
+	var seed *changelog.Document
+	for _, sd := range docs {
+		if sd.name == "seed36" {
+			seed = sd.doc
+		}
+	}
+	alone, err := changelog.NewTimeline(seed)
+	if err != nil {
+		t.Fatalf("NewTimeline: %v", err)
+	}
+	tests := []struct {
+		name      string
+		tl        *changelog.Timeline
+		lang      string
+		wantItems []string
+	}{
+		{"seed alone", alone, LangJapanese, []string{"alpha", "beta", "デフォルト有効", "GA"}},
+		{"all documents", all, LangJapanese, []string{"alpha", "beta", "デフォルト有効", "GA"}},
+		{"english", all, LangEnglish, []string{"alpha", "beta", "on by default", "GA"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var gotRelease, gotOrder *Generated
+			for _, g := range Generate(seed, tt.tl, Options{Language: tt.lang}) {
+				if g.Provenance.Feature != "ImageVolume" {
+					continue
+				}
+				switch {
+				case g.Provenance.Generator == GenReleaseOfStage && g.Provenance.Stage == changelog.StageGA:
+					gotRelease = &g
+				case g.Provenance.Generator == GenTimelineOrder:
+					gotOrder = &g
+				}
+			}
+			if gotRelease == nil {
+				t.Fatalf("no release_of_stage question for ImageVolume GA")
+			}
+			if q := gotRelease.Question; q.Answer != "1.36" || len(q.Choices) != 4 {
+				t.Errorf("release_of_stage: answer %q choices %q, want 1.36 among 4", q.Answer, q.Choices)
+			}
+			if gotOrder == nil {
+				t.Fatalf("no timeline_order question for ImageVolume")
+			}
+			q := gotOrder.Question
+			if !slices.Equal(q.Items, tt.wantItems) {
+				t.Errorf("timeline_order items %q, want %q", q.Items, tt.wantItems)
+			}
+			last := -1
+			for _, rel := range []string{"1.31", "1.33", "1.35", "1.36"} {
+				i := strings.Index(q.Explanation, rel)
+				if i <= last {
+					t.Errorf("explanation %q: %s missing or out of order", q.Explanation, rel)
+				}
+				last = i
+			}
+		})
+	}
+}
+
+// TestSharedConcepts checks that concept facts of the seeds' notes turn up
+// as flashcards or description questions.
+func TestSharedConcepts(t *testing.T) {
+	docs, tl := loadShared(t)
+	found := map[string][]string{} // term -> generators
+	for _, sd := range docs {
+		if !sd.seed {
+			continue
+		}
+		for _, g := range Generate(sd.doc, tl, Options{}) {
+			if g.Provenance.Generator == GenFlashcard || g.Provenance.Generator == GenFeatureFromDescription {
+				k := squash(g.Provenance.Feature)
+				found[k] = append(found[k], g.Provenance.Generator)
+			}
+		}
+	}
+	for _, term := range []string{
+		"memory.min", "memory.low", "PSI", "ServiceNodePortStaticSubrange", "Immutable Secrets",
+		"MemoryReservationPolicy", "TieredReservation", "PLEGOnDemandRelist", "IPTablesOwnershipCleanup",
+		"CRI List Streaming", "GetAllocatableResources", "MemoryQoS", "ImageVolume",
+	} {
+		ok := false
+		for k := range found {
+			if strings.HasPrefix(k, squash(term)) {
+				ok = true
+			}
+		}
+		if !ok {
+			t.Errorf("concept %q: no flashcard or description question", term)
+		}
+	}
+}
+
+// TestSharedEnglish checks that English templates give English prompts,
+// and that quoting generators keep their source's language.
+func TestSharedEnglish(t *testing.T) {
+	docs, tl := loadShared(t)
+	for _, sd := range docs {
+		if !sd.seed {
+			continue
+		}
+		t.Run(sd.name, func(t *testing.T) {
+			for _, g := range Generate(sd.doc, tl, Options{Language: LangEnglish}) {
+				q := g.Question
+				switch g.Provenance.Generator {
+				case GenStageInRelease, GenReleaseOfStage, GenTimelineOrder, GenTrueFalse, GenFlashcard:
+					if hasJapanese(q.Prompt) || hasJapanese(strings.Join(q.Choices, " ")+strings.Join(q.Items, " ")) {
+						t.Errorf("%s: prompt %q is not English", q.ExtID, q.Prompt)
+					}
+				case GenCloze, GenFeatureFromDescription:
+					if hasJapanese(g.Provenance.SourceText) != hasJapanese(q.Prompt+q.Explanation) {
+						t.Errorf("%s: prompt %q does not keep the language of its source", q.ExtID, q.Prompt)
+					}
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,589 @@
+package quizgen
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"kubequiz/internal/changelog"
+	"kubequiz/internal/quiz"
+)
+
+// stageOrder is the order in which stage choices are shown.
+var stageOrder = []changelog.Stage{
+	changelog.StageAlpha, changelog.StageBeta, changelog.StageBetaDefaultOn, changelog.StageDefaultOn,
+	changelog.StageGA, changelog.StageDeprecated, changelog.StageRemoved,
+}
+
+func stageRank(s changelog.Stage) int {
+	if i := slices.Index(stageOrder, s); i >= 0 {
+		return i
+	}
+	return len(stageOrder)
+}
+
+// maturity orders the stages a feature normally goes through; a timeline
+// question needs them strictly increasing.
+func maturity(s changelog.Stage) int {
+	switch s {
+	case changelog.StageAlpha:
+		return 1
+	case changelog.StageBeta:
+		return 2
+	case changelog.StageBetaDefaultOn, changelog.StageDefaultOn:
+		return 3
+	case changelog.StageGA:
+		return 4
+	case changelog.StageDeprecated:
+		return 5
+	case changelog.StageRemoved:
+		return 6
+	}
+	return 0
+}
+
+// askable are the stages questions are asked about. A switch to off by
+// default and a bare revert say too little about where a feature stands.
+func askable(s changelog.Stage) bool {
+	return maturity(s) > 0
+}
+
+// overlaps reports whether a statement that a feature moved to d could also
+// be true of a feature that moved to a in the same release: the same stage,
+// one that Stage.Matches the other, GA (which is on by default) and on by
+// default, or on by default and beta (a feature turned on by default is
+// usually beta).
+func overlaps(a, d changelog.Stage) bool {
+	if a == d || a.Matches(d) || d.Matches(a) {
+		return true
+	}
+	pair := func(x, y changelog.Stage) bool { return a == x && d == y || a == y && d == x }
+	return pair(changelog.StageGA, changelog.StageDefaultOn) || pair(changelog.StageDefaultOn, changelog.StageBeta)
+}
+
+// reached reports whether a release that ended in stage ev counts as one
+// where the feature reached stage asked: Stage.Matches, and GA counts as
+// turned on by default.
+func reached(ev, asked changelog.Stage) bool {
+	return ev.Matches(asked) || asked == changelog.StageDefaultOn && ev == changelog.StageGA
+}
+
+// distractorPreference lists, for an answer, the wrong stages worth
+// offering, most plausible first.
+var distractorPreference = map[changelog.Stage][]changelog.Stage{
+	changelog.StageAlpha:         {changelog.StageBeta, changelog.StageGA, changelog.StageBetaDefaultOn, changelog.StageDeprecated, changelog.StageRemoved},
+	changelog.StageBeta:          {changelog.StageAlpha, changelog.StageGA, changelog.StageDeprecated, changelog.StageRemoved},
+	changelog.StageBetaDefaultOn: {changelog.StageAlpha, changelog.StageGA, changelog.StageDeprecated, changelog.StageRemoved},
+	changelog.StageGA:            {changelog.StageBeta, changelog.StageAlpha, changelog.StageBetaDefaultOn, changelog.StageDeprecated, changelog.StageRemoved},
+	changelog.StageDefaultOn:     {changelog.StageAlpha, changelog.StageDeprecated, changelog.StageRemoved},
+	changelog.StageDeprecated:    {changelog.StageRemoved, changelog.StageGA, changelog.StageBeta, changelog.StageAlpha},
+	changelog.StageRemoved:       {changelog.StageDeprecated, changelog.StageGA, changelog.StageBeta, changelog.StageAlpha},
+}
+
+// stageFact is one clean statement of a stage change in the document's
+// release: not reverted, not contradicted within the document, and agreeing
+// with the timeline.
+type stageFact struct {
+	e       *changelog.Entry
+	sc      changelog.StageChange
+	release string
+	cat     category
+	ev      changelog.Event // the timeline's state of the feature in release
+}
+
+// prs are the PRs to cite for the fact: its own, else the entry's.
+func (f stageFact) prs() []int {
+	if f.sc.PR > 0 {
+		return []int{f.sc.PR}
+	}
+	return positivePRs(f.e.PRs)
+}
+
+// factScore ranks entries that state the same fact: the entry of the PR
+// that made the change first, then an ordinary entry before a highlight,
+// then a statement in the text before one in a note.
+func factScore(e *changelog.Entry, sc changelog.StageChange) int {
+	n := 0
+	if sc.PR > 0 && slices.Contains(e.PRs, sc.PR) {
+		n += 4
+	}
+	if e.Kind != changelog.KindHighlight {
+		n += 2
+	}
+	if sc.Source == "text" {
+		n++
+	}
+	return n
+}
+
+// best keeps, for each key, the candidate with the highest factScore (the
+// first on a tie), in document order.
+func best[T any](cands []T, key func(T) string, score func(T) int) []T {
+	top := map[string]int{}
+	for i, c := range cands {
+		k := key(c)
+		if j, ok := top[k]; !ok || score(c) > score(cands[j]) {
+			top[k] = i
+		}
+	}
+	var out []T
+	for i, c := range cands {
+		if top[key(c)] == i {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// stageFacts lists the clean stage changes of the document's own release,
+// one per feature, in document order. Historical changes (a note's "alpha
+// in 1.31") are left to releaseOfStage and timelineOrder.
+func (r *run) stageFacts() []stageFact {
+	if r.facts != nil {
+		return *r.facts
+	}
+	out := r.findStageFacts()
+	r.facts = &out
+	return out
+}
+
+func (r *run) findStageFacts() []stageFact {
+	docRel, err := changelog.NormalizeRelease(r.doc.Release)
+	if err != nil {
+		return nil
+	}
+	// What the document says about each feature in its release, and what
+	// each PR changed.
+	type said struct {
+		stages map[changelog.Stage]bool
+		revert bool
+	}
+	type prChange struct {
+		feature string
+		stage   changelog.Stage
+	}
+	says := map[string]*said{}
+	byPR := map[int][]prChange{}
+	for i := range r.doc.Entries {
+		for _, sc := range r.doc.Entries[i].Stages {
+			rel, err := changelog.NormalizeRelease(sc.Release)
+			if err != nil || rel != docRel {
+				continue
+			}
+			k := featureKey(sc.Feature)
+			s := says[k]
+			if s == nil {
+				s = &said{stages: map[changelog.Stage]bool{}}
+				says[k] = s
+			}
+			s.stages[sc.Stage] = true
+			s.revert = s.revert || sc.Revert
+			if sc.PR > 0 {
+				byPR[sc.PR] = append(byPR[sc.PR], prChange{sc.Feature, sc.Stage})
+			}
+		}
+	}
+	// contradicted reports whether the same PR is said to have moved a
+	// feature of a related name to another stage ("Device Binding
+	// Conditions" and "DRA Device Binding Conditions").
+	contradicted := func(sc changelog.StageChange) bool {
+		for _, o := range byPR[sc.PR] {
+			if o.stage != sc.Stage && featureKey(o.feature) != featureKey(sc.Feature) && related(o.feature, sc.Feature) {
+				return true
+			}
+		}
+		return false
+	}
+	var cands []stageFact
+	for i := range r.doc.Entries {
+		e := &r.doc.Entries[i]
+		for _, sc := range e.Stages {
+			rel, err := changelog.NormalizeRelease(sc.Release)
+			if err != nil || rel != docRel || sc.Revert || !askable(sc.Stage) {
+				continue
+			}
+			if s := says[featureKey(sc.Feature)]; s.revert || len(s.stages) != 1 || contradicted(sc) {
+				continue // undone, or stated two ways
+			}
+			cat := r.categoryOf(e, sc.Feature)
+			if !cat.staged() {
+				continue
+			}
+			ev, ok := r.eventIn(sc.Feature, rel)
+			if !ok || ev.Revert || !(ev.Stage == sc.Stage || ev.Stage.Matches(sc.Stage)) {
+				continue // another document says otherwise
+			}
+			cands = append(cands, stageFact{e: e, sc: sc, release: rel, cat: cat, ev: ev})
+		}
+	}
+	return best(cands,
+		func(f stageFact) string { return featureKey(f.sc.Feature) },
+		func(f stageFact) int { return factScore(f.e, f.sc) })
+}
+
+// stageDistractors returns wrong stages for a fact, most plausible first:
+// none could also be true of the feature in that release, none is a stage
+// the entry's text talks about, and for a deprecation or removal none is a
+// stage the feature held before.
+func (r *run) stageDistractors(f stageFact) []changelog.Stage {
+	k := f.e.Key + "\x00" + featureKey(f.sc.Feature)
+	if ds, ok := r.distractors[k]; ok {
+		return ds
+	}
+	ds := r.findStageDistractors(f)
+	r.distractors[k] = ds
+	return ds
+}
+
+func (r *run) findStageDistractors(f stageFact) []changelog.Stage {
+	answer := f.sc.Stage
+	pref := distractorPreference[answer]
+	if !f.cat.gateLike() {
+		// Flags, metrics, fields and API versions are deprecated or
+		// removed, not promoted.
+		pref = nil
+		for _, s := range []changelog.Stage{changelog.StageDeprecated, changelog.StageRemoved} {
+			if s != answer {
+				pref = append(pref, s)
+			}
+		}
+	}
+	// The sentence that states the change, and for a deprecation or
+	// removal the notes too: they often recall where the feature stood.
+	evidence := f.sc.Evidence
+	if evidence == "" {
+		evidence = f.e.Text
+	}
+	if answer == changelog.StageDeprecated || answer == changelog.StageRemoved {
+		evidence += "\n" + strings.Join(f.e.Notes, "\n")
+	}
+	mentioned := mentionedStages(evidence)
+	held := map[changelog.Stage]bool{}
+	if answer == changelog.StageDeprecated || answer == changelog.StageRemoved {
+		for _, ev := range r.history(f.sc.Feature) {
+			held[ev.Stage] = true
+			if ev.Stage == changelog.StageBetaDefaultOn {
+				held[changelog.StageBeta] = true
+			}
+		}
+	}
+	var out []changelog.Stage
+	for _, d := range pref {
+		if overlaps(answer, d) || overlaps(f.ev.Stage, d) || mentioned[d] || held[d] {
+			continue
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// stageInRelease asks which stage a feature moved to in the document's
+// release.
+func (r *run) stageInRelease() {
+	l := r.lang
+	for _, f := range r.stageFacts() {
+		if !f.cat.gateLike() {
+			continue
+		}
+		ds := r.stageDistractors(f)
+		if len(ds) < 2 {
+			continue
+		}
+		if len(ds) > 3 {
+			ds = ds[:3]
+		}
+		stages := append([]changelog.Stage{f.sc.Stage}, ds...)
+		slices.SortFunc(stages, func(a, b changelog.Stage) int { return stageRank(a) - stageRank(b) })
+		choices := make([]string, len(stages))
+		for i, s := range stages {
+			choices[i] = l.label[s]
+		}
+		feature := f.sc.Feature
+		expl := l.sentence(l.fact(f.release, feature, f.sc.Stage), f.prs())
+		if h := l.historyNote(feature, r.history(feature)); h != "" {
+			expl += " " + h
+		}
+		q := quiz.Question{
+			ExtID:       extID(GenStageInRelease, r.doc.Key, f.e.Key, feature, ""),
+			Type:        quiz.SingleChoice,
+			Prompt:      l.stageQuestion(f.release, feature),
+			Choices:     choices,
+			Answer:      l.label[f.sc.Stage],
+			Explanation: expl,
+			Source:      r.source(f.e, kindName(f.e.Kind)),
+			Tags:        []string{feature, GenStageInRelease},
+		}
+		r.add(Generated{Question: q, Provenance: r.provenance(GenStageInRelease, f.e, feature, f.sc.Stage, f.release)},
+			featureKey(feature)+"\x00"+f.release)
+	}
+}
+
+func (r *run) provenance(gen string, e *changelog.Entry, feature string, stage changelog.Stage, release string) Provenance {
+	p := Provenance{Document: r.doc.Key, Generator: gen, Feature: feature, Stage: stage, Release: release}
+	if e != nil {
+		p.Entry = e.Key
+		p.PRs = positivePRs(e.PRs)
+		p.SourceText = entryText(e)
+	}
+	return p
+}
+
+// releaseOfStage asks in which release a feature reached a stage. The
+// timeline must know exactly one release where it did; the wrong choices
+// are nearby releases where it did not.
+func (r *run) releaseOfStage() {
+	type cand struct {
+		e   *changelog.Entry
+		sc  changelog.StageChange
+		rel string
+	}
+	var cands []cand
+	for i := range r.doc.Entries {
+		e := &r.doc.Entries[i]
+		for _, sc := range e.Stages {
+			if sc.Revert || !askable(sc.Stage) {
+				continue
+			}
+			rel, err := changelog.NormalizeRelease(sc.Release)
+			if err != nil || !r.categoryOf(e, sc.Feature).staged() {
+				continue
+			}
+			if r.onlyRelease(sc.Feature, sc.Stage) != rel {
+				continue
+			}
+			if (sc.Stage == changelog.StageDefaultOn || sc.Stage == changelog.StageBetaDefaultOn) && r.statedTwoWays(sc.Feature, rel) {
+				continue // "beta" here and "on by default" there: unsure about the default
+			}
+			cands = append(cands, cand{e, sc, rel})
+		}
+	}
+	cands = best(cands,
+		func(c cand) string { return featureKey(c.sc.Feature) + "\x00" + string(c.sc.Stage) },
+		func(c cand) int { return factScore(c.e, c.sc) })
+	l := r.lang
+	for _, c := range cands {
+		feature, stage, rel := c.sc.Feature, c.sc.Stage, c.rel
+		id := extID(GenReleaseOfStage, r.doc.Key, c.e.Key, feature, string(stage))
+		wrong := r.releaseDistractors(feature, stage, rel, id)
+		if len(wrong) < 3 {
+			continue
+		}
+		choices := append([]string{rel}, wrong...)
+		slices.SortFunc(choices, changelog.CompareReleases)
+		prs := positivePRs(c.e.PRs)
+		if c.sc.PR > 0 {
+			prs = []int{c.sc.PR}
+		}
+		expl := l.sentence(l.fact(rel, feature, stage), prs)
+		if h := l.historyNote(feature, r.history(feature)); h != "" {
+			expl += " " + h
+		}
+		q := quiz.Question{
+			ExtID:       id,
+			Type:        quiz.SingleChoice,
+			Prompt:      l.releaseQuestion(feature, stage),
+			Choices:     choices,
+			Answer:      rel,
+			Explanation: expl,
+			Source:      r.source(c.e, kindName(c.e.Kind)),
+			Tags:        []string{feature, GenReleaseOfStage},
+		}
+		r.add(Generated{Question: q, Provenance: r.provenance(GenReleaseOfStage, c.e, feature, stage, rel)},
+			featureKey(feature)+"\x00"+string(stage))
+	}
+}
+
+// statedTwoWays reports whether the document gives a feature more than one
+// stage in a release.
+func (r *run) statedTwoWays(feature, release string) bool {
+	if r.stated == nil {
+		r.stated = map[string]map[changelog.Stage]bool{}
+		for i := range r.doc.Entries {
+			for _, sc := range r.doc.Entries[i].Stages {
+				rel, err := changelog.NormalizeRelease(sc.Release)
+				if err != nil {
+					continue
+				}
+				k := featureKey(sc.Feature) + "\x00" + rel
+				if r.stated[k] == nil {
+					r.stated[k] = map[changelog.Stage]bool{}
+				}
+				r.stated[k][sc.Stage] = true
+			}
+		}
+	}
+	return len(r.stated[featureKey(feature)+"\x00"+release]) > 1
+}
+
+// onlyRelease returns the one release in which the timeline says the
+// feature reached stage, or "" when there is none, more than one, or the
+// change was reverted.
+func (r *run) onlyRelease(feature string, stage changelog.Stage) string {
+	found := ""
+	for _, ev := range r.history(feature) {
+		if !reached(ev.Stage, stage) {
+			continue
+		}
+		if found != "" || ev.Revert {
+			return ""
+		}
+		found = ev.Release
+	}
+	if first, ok := r.tl.ReleaseOf(feature, stage); !ok || first != found {
+		return ""
+	}
+	return found
+}
+
+// releaseDistractors returns up to three releases near answer in which the
+// feature did not reach stage. How many come after the answer is picked
+// from seed, so that the answer is not always the newest choice.
+func (r *run) releaseDistractors(feature string, stage changelog.Stage, answer, seed string) []string {
+	major, minor, ok := changelog.ParseRelease(answer)
+	if !ok {
+		return nil
+	}
+	bad := map[string]bool{answer: true}
+	for _, ev := range r.history(feature) {
+		if reached(ev.Stage, stage) {
+			bad[ev.Release] = true
+		}
+	}
+	// Later releases go up to one past the newest the timeline knows.
+	_, newestMinor, _ := changelog.ParseRelease(r.newestRelease())
+	var before, after []string
+	for d := 1; d <= 3; d++ {
+		if m := minor - d; m >= 0 {
+			if rel := strconv.Itoa(major) + "." + strconv.Itoa(m); !bad[rel] {
+				before = append(before, rel)
+			}
+		}
+		if rel := strconv.Itoa(major) + "." + strconv.Itoa(minor+d); !bad[rel] && minor+d <= newestMinor+1 {
+			after = append(after, rel)
+		}
+	}
+	nAfter := int(hash64(seed, "later") % 4)
+	var out []string
+	for i := 0; i < len(after) && i < nAfter; i++ {
+		out = append(out, after[i])
+	}
+	for i := 0; i < len(before) && len(out) < 3; i++ {
+		out = append(out, before[i])
+	}
+	for i := nAfter; i < len(after) && len(out) < 3; i++ {
+		out = append(out, after[i])
+	}
+	return out
+}
+
+// timelineOrder asks to order a feature's stage changes when it has at
+// least three, none reverted, and they go forward (alpha before beta before
+// GA ...). The question belongs to the document of the newest change.
+func (r *run) timelineOrder() {
+	docRel, err := changelog.NormalizeRelease(r.doc.Release)
+	if err != nil {
+		return
+	}
+	l := r.lang
+	for i := range r.doc.Entries {
+		e := &r.doc.Entries[i]
+		for _, sc := range e.Stages {
+			rel, err := changelog.NormalizeRelease(sc.Release)
+			if err != nil || rel != docRel || !r.categoryOf(e, sc.Feature).staged() {
+				continue
+			}
+			feature := sc.Feature
+			events := r.history(feature)
+			if len(events) < 3 || events[len(events)-1].Release != docRel {
+				continue
+			}
+			items := make([]string, 0, len(events))
+			var prs []int
+			okOrder := true
+			for j, ev := range events {
+				if ev.Revert || !askable(ev.Stage) || j > 0 && maturity(ev.Stage) <= maturity(events[j-1].Stage) {
+					okOrder = false
+					break
+				}
+				items = append(items, l.label[ev.Stage])
+				if ev.PR > 0 {
+					prs = append(prs, ev.PR)
+				}
+			}
+			if !okOrder {
+				continue
+			}
+			src := r.source(nil, kindName(e.Kind))
+			src.PRs = positivePRs(prs)
+			q := quiz.Question{
+				ExtID:       extID(GenTimelineOrder, r.doc.Key, "", feature, ""),
+				Type:        quiz.Order,
+				Prompt:      l.orderPrompt(feature),
+				Items:       items,
+				Explanation: l.orderExplanation(feature, events),
+				Source:      src,
+				Tags:        []string{feature, GenTimelineOrder},
+			}
+			p := Provenance{
+				Document: r.doc.Key, Generator: GenTimelineOrder, PRs: src.PRs,
+				SourceText: l.history(events), Feature: feature,
+				Stage: events[len(events)-1].Stage, Release: docRel,
+			}
+			r.add(Generated{Question: q, Provenance: p}, featureKey(feature))
+		}
+	}
+}
+
+// trueFalse states a stage change of the document's release, either as it
+// is or perturbed (a wrong stage or a wrong release), chosen from a hash
+// of the entry and feature.
+func (r *run) trueFalse() {
+	l := r.lang
+	for _, f := range r.stageFacts() {
+		feature := f.sc.Feature
+		h := hash64(r.doc.Key, f.e.Key, featureKey(feature), GenTrueFalse)
+		claimStage, claimRel := f.sc.Stage, f.release
+		truth := h%2 == 0
+		if !truth {
+			wrongStage := func() bool {
+				ds := r.stageDistractors(f)
+				if len(ds) == 0 {
+					return false
+				}
+				claimStage = ds[(h>>8)%uint64(len(ds))]
+				return true
+			}
+			wrongRelease := func() bool {
+				if r.onlyRelease(feature, f.sc.Stage) != f.release {
+					return false
+				}
+				rs := r.releaseDistractors(feature, f.sc.Stage, f.release, strconv.FormatUint(h, 16))
+				if len(rs) == 0 {
+					return false
+				}
+				claimRel = rs[(h>>16)%uint64(len(rs))]
+				return true
+			}
+			if (h>>1)%2 == 0 {
+				truth = !wrongStage() && !wrongRelease()
+			} else {
+				truth = !wrongRelease() && !wrongStage()
+			}
+		}
+		expl := l.verdict(truth) + l.sentence(l.fact(f.release, feature, f.sc.Stage), f.prs())
+		if hn := l.historyNote(feature, r.history(feature)); hn != "" {
+			expl += " " + hn
+		}
+		q := quiz.Question{
+			ExtID:       extID(GenTrueFalse, r.doc.Key, f.e.Key, feature, ""),
+			Type:        quiz.TrueFalse,
+			Prompt:      l.sentence(l.fact(claimRel, feature, claimStage), nil),
+			Truth:       &truth,
+			Explanation: expl,
+			Source:      r.source(f.e, kindName(f.e.Kind)),
+			Tags:        []string{feature, GenTrueFalse},
+		}
+		r.add(Generated{Question: q, Provenance: r.provenance(GenTrueFalse, f.e, feature, f.sc.Stage, f.release)},
+			featureKey(feature)+"\x00"+f.release)
+	}
+}

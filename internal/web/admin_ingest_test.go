@@ -1,0 +1,439 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"kubequiz/internal/changelog"
+	"kubequiz/internal/quiz"
+	"kubequiz/internal/quizgen"
+	"kubequiz/internal/store"
+	"kubequiz/views"
+)
+
+// ingestTestArticle is a short made-up SIG-Node article: two features, one
+// with its stage history in a note, and a bug fix.
+const ingestTestArticle = `Kubernetes 1.36: SIG-Node の変更内容
+
+Feature
+
+  • FooBarVolume を GA に昇格させた。 (#900001、@alice) [sig/node]
+    • :pencil: 1.34 で alpha 導入、1.35 で beta になった機能です。
+  • kubelet に bazQuota 設定を追加した。 (#900002、@bob) [sig/node]
+
+Bug or Regression
+
+  • kubelet の再起動時にまれに起こる panic を修正した。 (#900003、@carol) [sig/node]
+`
+
+// fakeGenerate stands in for quizgen.Generate while the generators are
+// written: one flashcard per entry and a stage question per stage change
+// stated in an entry's text.
+func fakeGenerate(doc *changelog.Document, _ *changelog.Timeline, _ quizgen.Options) []quizgen.Generated {
+	var out []quizgen.Generated
+	for _, e := range doc.Entries {
+		id := strings.NewReplacer("/", "-", ".", "-").Replace(e.Key)
+		src := quiz.Source{Release: doc.Release, SIG: "SIG-Node", Kind: string(e.Kind), PRs: e.PRs}
+		prov := quizgen.Provenance{Document: doc.Key, Entry: e.Key, PRs: e.PRs, SourceText: e.Text, Generator: quizgen.GenTrueFalse}
+		out = append(out, quizgen.Generated{Question: quiz.Question{ExtID: "card-" + id, Type: quiz.Flashcard,
+			Prompt: "この変更は? #" + fmt.Sprint(e.PRs), Answer: e.Text, Explanation: "出典の文: " + e.Text, Source: src}, Provenance: prov})
+		for i, sc := range e.Stages {
+			if sc.Source != "text" {
+				continue
+			}
+			prov.Generator = quizgen.GenStageInRelease
+			out = append(out, quizgen.Generated{Question: quiz.Question{ExtID: fmt.Sprintf("stage-%s-%d", id, i), Type: quiz.SingleChoice,
+				Prompt:  "v" + doc.Release + " で " + sc.Feature + " はどの段階になった?",
+				Choices: []string{"alpha", "beta", "ga"}, Answer: string(sc.Stage), Explanation: sc.Evidence, Source: src}, Provenance: prov})
+		}
+	}
+	return out
+}
+
+// withGenerator registers the ingest routes again with gen in place of
+// quizgen.Generate (echo replaces a route added twice).
+func withGenerator(ts *testServer, gen generateFunc) *testServer {
+	ts.Server.ingestRoutesWith(guarded{e: ts.echo, prefix: "/admin", mw: []echo.MiddlewareFunc{ts.requireUser, ts.requireAdmin}}, gen)
+	return ts
+}
+
+var ingestPreviewPath = regexp.MustCompile(`^/admin/ingest/[0-9a-f]{32}\?`)
+
+// waitPreview follows the progress page until the preview is ready.
+func waitPreview(t *testing.T, cl *client, path string) *httptest.ResponseRecorder {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		rec := cl.get(path)
+		if !strings.Contains(rec.Body.String(), `id="ingest-progress"`) {
+			return rec
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("preview not ready after 10s: %.300s", rec.Body.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// ingestCheckLabels fails when a visible control has no label or a form
+// lacks the CSRF field.
+func ingestCheckLabels(t *testing.T, path, body string) {
+	t.Helper()
+	idRe := regexp.MustCompile(`<(?:input|select|textarea)[^>]*\bid="([^"]+)"`)
+	ctlRe := regexp.MustCompile(`<(?:input|select|textarea)\b[^>]*>`)
+	for _, ctl := range ctlRe.FindAllString(body, -1) {
+		if strings.Contains(ctl, `type="hidden"`) {
+			continue
+		}
+		m := idRe.FindStringSubmatch(ctl)
+		if m == nil || !strings.Contains(body, `for="`+m[1]+`"`) {
+			t.Errorf("%s: control without a label: %s", path, ctl)
+		}
+	}
+	if forms := strings.Count(body, "<form"); forms != strings.Count(body, `name="_csrf"`) {
+		t.Errorf("%s: %d forms, %d CSRF fields", path, forms, strings.Count(body, `name="_csrf"`))
+	}
+}
+
+func TestAdminIngestFlow(t *testing.T) {
+	ts := withGenerator(withAdmin(t, newAccountServer(t, Config{})), fakeGenerate)
+	ctx := context.Background()
+	admin := newClient(t, ts, "192.0.2.30")
+	admin.mustLogin("root", adminPassword)
+	ingestCheckLabels(t, "/admin/ingest", admin.get("/admin/ingest").Body.String())
+
+	// Upload: a 303 to the page that shows the progress, then the preview.
+	rec := admin.postFiles("/admin/ingest", map[string][]byte{"node-1.36.txt": []byte(ingestTestArticle)})
+	if rec.Code != http.StatusSeeOther || !ingestPreviewPath.MatchString(rec.Header().Get("Location")) {
+		t.Fatalf("upload = %d to %q; body %.300s", rec.Code, rec.Header().Get("Location"), rec.Body.String())
+	}
+	preview := rec.Header().Get("Location")
+	rec = waitPreview(t, admin, preview)
+	body := rec.Body.String()
+	if rec.Code != http.StatusOK || !strings.Contains(body, `id="ingest-apply"`) {
+		t.Fatalf("preview = %d; body %.500s", rec.Code, body)
+	}
+	for _, want := range []string{
+		"エントリ (3 件)", "機能", "バグ・リグレッション", // entries per kind
+		"検出した段階の変化 (3 件)", "FooBarVolume", "1.34", // stage changes
+		"リリースでの段階", "v1.36 で FooBarVolume はどの段階になった?", // questions by generator
+		"kubelet に bazQuota 設定を追加した。", // source text beside the question
+		"v1-36-sig-node",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("preview lacks %q", want)
+		}
+	}
+	ingestCheckLabels(t, "preview", body)
+	if docs, _ := ts.db.ChangelogDocuments(ctx); len(docs) != 0 {
+		t.Fatal("the preview stored documents")
+	}
+	u, _ := url.Parse(preview)
+	apply := u.Path + "/apply"
+
+	// A member may not, and without the CSRF token nothing happens.
+	member := newClient(t, ts, "192.0.2.31")
+	if rec := member.register("mallory", memberPassword, nil); rec.Code != http.StatusSeeOther {
+		t.Fatalf("register = %d", rec.Code)
+	}
+	for _, p := range []string{"/admin/ingest", preview} {
+		if rec := member.get(p); rec.Code != http.StatusForbidden {
+			t.Errorf("member GET %s = %d, want 403", p, rec.Code)
+		}
+	}
+	if rec := member.post(apply, u.Query()); rec.Code != http.StatusForbidden {
+		t.Errorf("member apply = %d, want 403", rec.Code)
+	}
+	if rec := admin.postRaw(apply, u.Query()); rec.Code != http.StatusForbidden {
+		t.Errorf("apply without CSRF = %d, want 403", rec.Code)
+	}
+	if docs, _ := ts.db.ChangelogDocuments(ctx); len(docs) != 0 {
+		t.Fatal("a refused apply stored documents")
+	}
+
+	// Save as drafts: a 303 to the document's page; nothing is published.
+	rec = admin.post(apply, u.Query())
+	if rec.Code != http.StatusSeeOther || !strings.HasPrefix(rec.Header().Get("Location"), "/admin/ingest/documents/") {
+		t.Fatalf("apply = %d to %q; body %.300s", rec.Code, rec.Header().Get("Location"), rec.Body.String())
+	}
+	docPage, _, _ := strings.Cut(rec.Header().Get("Location"), "?")
+	if pub, _ := ts.db.DeckQuestions(ctx, "v1-36-sig-node", true); len(pub) != 0 {
+		t.Fatalf("%d questions published by saving", len(pub))
+	}
+	drafts, err := ts.db.ListDrafts(ctx, store.DraftFilter{Document: "1.36/node"})
+	if err != nil || len(drafts) != 4 {
+		t.Fatalf("drafts = %d, %v; want 4", len(drafts), err)
+	}
+	rec = admin.get(docPage)
+	body = rec.Body.String()
+	if rec.Code != http.StatusOK || strings.Count(body, `name="ids" value=`) < 4 || !strings.Contains(body, "下書き (4 問)") {
+		t.Fatalf("document page = %d: %.800s", rec.Code, body)
+	}
+	ingestCheckLabels(t, docPage, body)
+	if rec := admin.get("/admin/ingest"); !strings.Contains(rec.Body.String(), docPage) {
+		t.Errorf("the ingest page does not link the document")
+	}
+
+	// Publish two of them: those reach learners, the other drafts do not.
+	chosen := []int64{drafts[0].ID, drafts[2].ID}
+	form := url.Values{"ids": {fmt.Sprint(chosen[0]), fmt.Sprint(chosen[1])}}
+	if rec := member.post(docPage+"/publish", form); rec.Code != http.StatusForbidden {
+		t.Errorf("member publish = %d, want 403", rec.Code)
+	}
+	if rec := admin.postRaw(docPage+"/publish", form); rec.Code != http.StatusForbidden {
+		t.Errorf("publish without CSRF = %d, want 403", rec.Code)
+	}
+	rec = admin.post(docPage+"/publish", form)
+	if rec.Code != http.StatusSeeOther {
+		t.Fatalf("publish = %d: %.300s", rec.Code, rec.Body.String())
+	}
+	if body := admin.get(rec.Header().Get("Location")).Body.String(); !strings.Contains(body, "2 問を公開しました") {
+		t.Errorf("no notice after publishing")
+	}
+	pub, _ := ts.db.DeckQuestions(ctx, "v1-36-sig-node", true)
+	got := map[int64]bool{}
+	for _, q := range pub {
+		got[q.ID] = true
+	}
+	if len(pub) != 2 || !got[chosen[0]] || !got[chosen[1]] {
+		t.Errorf("published = %v, want exactly %v", got, chosen)
+	}
+	// An id of another deck is refused and changes nothing.
+	if rec := admin.post(docPage+"/publish", url.Values{"ids": {fmt.Sprint(drafts[1].ID), "999999"}}); rec.Code != http.StatusNotFound {
+		t.Errorf("publishing an unknown id = %d, want 404", rec.Code)
+	}
+	if pub, _ := ts.db.DeckQuestions(ctx, "v1-36-sig-node", true); len(pub) != 2 {
+		t.Errorf("a refused publish changed the published set: %d", len(pub))
+	}
+
+	// Retire one of the published ones.
+	if rec := admin.post(docPage+"/retire", url.Values{"ids": {fmt.Sprint(chosen[0])}}); rec.Code != http.StatusSeeOther {
+		t.Fatalf("retire = %d", rec.Code)
+	}
+	if pub, _ := ts.db.DeckQuestions(ctx, "v1-36-sig-node", true); len(pub) != 1 || pub[0].ID != chosen[1] {
+		t.Errorf("after retiring: published %v", pub)
+	}
+
+	// Edit: the form, an invalid wording (422, nothing stored), a valid one.
+	stage := drafts[1]
+	if stage.Question.Type != quiz.SingleChoice {
+		t.Fatalf("want the stage question second, got %s", stage.Question.Type)
+	}
+	editPath := fmt.Sprintf("/admin/ingest/questions/%d", stage.ID)
+	rec = admin.get(editPath)
+	if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), "FooBarVolume を GA に昇格させた。") {
+		t.Fatalf("edit form = %d: %.500s", rec.Code, rec.Body.String())
+	}
+	ingestCheckLabels(t, editPath, rec.Body.String())
+	before, _ := ts.db.TableChecksums(ctx)
+	bad := url.Values{"prompt": {"  "}, "explanation": {"説明"}, "choices": {"alpha\nbeta\nalpha"}, "answer": {"omega"}}
+	rec = admin.post(editPath, bad)
+	if rec.Code != http.StatusUnprocessableEntity {
+		t.Fatalf("invalid edit = %d, want 422", rec.Code)
+	}
+	for _, want := range []string{"prompt", "choices[2]", "answer", "omega"} {
+		if !strings.Contains(rec.Body.String(), want) {
+			t.Errorf("invalid edit page lacks %q", want)
+		}
+	}
+	after, _ := ts.db.TableChecksums(ctx)
+	delete(before, "sessions")
+	delete(after, "sessions")
+	if !maps.Equal(before, after) {
+		t.Errorf("an invalid edit changed the database")
+	}
+	if rec := admin.postRaw(editPath, url.Values{"prompt": {"x"}}); rec.Code != http.StatusForbidden {
+		t.Errorf("edit without CSRF = %d, want 403", rec.Code)
+	}
+	good := url.Values{"prompt": {"FooBarVolume は v1.36 でどうなった?"}, "explanation": {"GA に昇格した。"},
+		"choices": {"alpha\r\nbeta\r\nga\r\n"}, "answer": {"ga"}}
+	rec = admin.post(editPath, good)
+	if rec.Code != http.StatusSeeOther || !strings.HasPrefix(rec.Header().Get("Location"), docPage+"?edited=1") {
+		t.Fatalf("edit = %d to %q", rec.Code, rec.Header().Get("Location"))
+	}
+	q, _ := ts.db.GeneratedQuestion(ctx, stage.ID)
+	if q.Question.Prompt != good.Get("prompt") || !q.Edited || len(q.Question.Choices) != 3 {
+		t.Errorf("after the edit: %+v edited=%v", q.Question, q.Edited)
+	}
+	if rec := admin.get(fmt.Sprintf("/admin/ingest/questions/%d", 999999)); rec.Code != http.StatusNotFound {
+		t.Errorf("edit form of a missing question = %d, want 404", rec.Code)
+	}
+
+	// The same file again: the document is unchanged and the edit stays.
+	rec = admin.postFiles("/admin/ingest", map[string][]byte{"node-1.36.txt": []byte(ingestTestArticle)})
+	rec = waitPreview(t, admin, rec.Header().Get("Location"))
+	if !strings.Contains(rec.Body.String(), "文書: 変更なし") {
+		t.Errorf("re-upload preview does not say unchanged")
+	}
+}
+
+func TestAdminIngestProblems(t *testing.T) {
+	ts := withGenerator(withAdmin(t, newAccountServer(t, Config{})), fakeGenerate)
+	ctx := context.Background()
+	admin := newClient(t, ts, "192.0.2.40")
+	admin.mustLogin("root", adminPassword)
+	before, _ := ts.db.TableChecksums(ctx)
+
+	rec := admin.postFiles("/admin/ingest", map[string][]byte{
+		"binary.md": []byte("# v1.36.0\x00\x01"), "empty.md": {}, "prose.txt": []byte("nothing to see here\n"), "ok.txt": []byte(ingestTestArticle),
+	})
+	rec = waitPreview(t, admin, rec.Header().Get("Location"))
+	body := rec.Body.String()
+	if rec.Code != http.StatusUnprocessableEntity || strings.Contains(body, `id="ingest-apply"`) {
+		t.Fatalf("preview of bad files = %d; body %.500s", rec.Code, body)
+	}
+	for _, want := range []string{"binary.md", "バイナリ", "empty.md", "空です", "prose.txt", "形式を判別できません"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("problems lack %q", want)
+		}
+	}
+	// A file over the size limit is refused at upload, bad options too.
+	rec = admin.postFiles("/admin/ingest", map[string][]byte{"huge.md": []byte(strings.Repeat("x", changelog.MaxDocumentSize+1))})
+	if rec.Code != http.StatusUnprocessableEntity || !strings.Contains(rec.Body.String(), "huge.md") {
+		t.Errorf("oversize upload = %d", rec.Code)
+	}
+	rec = admin.postFiles("/admin/ingest?", map[string][]byte{"ok.txt": []byte(ingestTestArticle)})
+	if rec.Code != http.StatusSeeOther {
+		t.Errorf("plain upload = %d", rec.Code)
+	}
+	if rec := admin.get(rec.Header().Get("Location") + "&format=pdf"); rec.Code != http.StatusUnprocessableEntity {
+		t.Errorf("preview with a bad format = %d, want 422", rec.Code)
+	}
+	after, _ := ts.db.TableChecksums(ctx)
+	for _, tbl := range []string{"uploads", "upload_files", "sessions"} {
+		delete(before, tbl)
+		delete(after, tbl)
+	}
+	if !maps.Equal(before, after) {
+		t.Errorf("refused ingests changed the database")
+	}
+}
+
+// TestAdminIngestProgress holds the generator until the test lets it go:
+// the page shows the polling fragment and a reload link, the status poll
+// answers with the fragment, then with HX-Redirect to the preview.
+func TestAdminIngestProgress(t *testing.T) {
+	release := make(chan struct{})
+	defer func() {
+		select {
+		case <-release:
+		default:
+			close(release)
+		}
+	}()
+	slow := func(doc *changelog.Document, tl *changelog.Timeline, opt quizgen.Options) []quizgen.Generated {
+		<-release
+		return fakeGenerate(doc, tl, opt)
+	}
+	ts := withGenerator(withAdmin(t, newAccountServer(t, Config{})), slow)
+	admin := newClient(t, ts, "192.0.2.50")
+	admin.mustLogin("root", adminPassword)
+	rec := admin.postFiles("/admin/ingest", map[string][]byte{"node.txt": []byte(ingestTestArticle)})
+	page := rec.Header().Get("Location")
+	u, _ := url.Parse(page)
+	status := u.Path + "/status?" + u.RawQuery
+
+	rec = admin.get(page)
+	body := rec.Body.String()
+	for _, want := range []string{`hx-get="` + strings.ReplaceAll(status, "&", "&amp;") + `"`, `hx-trigger="every 500ms"`, `再読み込み</a>`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("progress page lacks %s: %.600s", want, body)
+		}
+	}
+	if strings.Contains(body, `http-equiv="refresh"`) {
+		t.Error("progress page uses a meta refresh")
+	}
+	hx := func() *httptest.ResponseRecorder {
+		req := httptest.NewRequest(http.MethodGet, status, nil)
+		req.Header.Set("HX-Request", "true")
+		return admin.send(req)
+	}
+	if rec := hx(); rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), `id="ingest-progress"`) || rec.Header().Get("HX-Redirect") != "" {
+		t.Errorf("poll while running = %d, HX-Redirect %q: %.300s", rec.Code, rec.Header().Get("HX-Redirect"), rec.Body.String())
+	}
+	// The job is not tied to the request that started it: it is still
+	// there, running, for the next request.
+	close(release)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		rec := hx()
+		if loc := rec.Header().Get("HX-Redirect"); loc != "" {
+			if loc != page {
+				t.Errorf("HX-Redirect = %q, want %q", loc, page)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the job never finished")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if rec := admin.get(status); rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != page {
+		t.Errorf("plain GET of the status = %d to %q, want 303 to the page", rec.Code, rec.Header().Get("Location"))
+	}
+}
+
+func TestIngestJobs(t *testing.T) {
+	jobs := newIngestJobs(slog.New(slog.DiscardHandler))
+	gate := make(chan struct{})
+	jobs.start("a?", 1, func(ctx context.Context, progress func(string, int, int)) (views.IngestPreview, error) {
+		progress("working", 1, 3)
+		<-gate
+		return views.IngestPreview{ApplyURL: "/done"}, nil
+	})
+	waitFor := func(key string, user int64, cond func(ingestJobState) bool) ingestJobState {
+		t.Helper()
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			j, ok := jobs.get(key, user)
+			if ok && cond(j) {
+				return j
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("job %s: condition not met; last %+v %v", key, j, ok)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	waitFor("a?", 1, func(j ingestJobState) bool { return j.running && j.step == "working" && j.done == 1 })
+	if _, ok := jobs.get("a?", 2); ok {
+		t.Error("another user sees the job")
+	}
+	close(gate)
+	j := waitFor("a?", 1, func(j ingestJobState) bool { return !j.running })
+	if j.preview.ApplyURL != "/done" || j.err != nil {
+		t.Errorf("finished job = %+v", j)
+	}
+	// A panic in the work becomes the job's error.
+	jobs.start("b?", 1, func(context.Context, func(string, int, int)) (views.IngestPreview, error) { panic("generator bug") })
+	j = waitFor("b?", 1, func(j ingestJobState) bool { return !j.running })
+	if j.err == nil || !strings.Contains(j.err.Error(), "generator bug") {
+		t.Errorf("panicking job err = %v", j.err)
+	}
+	// Work gets a context with a deadline, not one that ends with a request.
+	jobs.start("c?", 1, func(ctx context.Context, _ func(string, int, int)) (views.IngestPreview, error) {
+		if _, ok := ctx.Deadline(); !ok {
+			return views.IngestPreview{}, errors.New("no deadline")
+		}
+		return views.IngestPreview{}, ctx.Err()
+	})
+	if j := waitFor("c?", 1, func(j ingestJobState) bool { return !j.running }); j.err != nil {
+		t.Errorf("context: %v", j.err)
+	}
+	jobs.drop("a?")
+	if _, ok := jobs.get("a?", 1); ok {
+		t.Error("drop left the job")
+	}
+}
