@@ -42,7 +42,7 @@ type ingester struct {
 func (s *Server) ingestRoutes(r guarded) { s.ingestRoutesWith(r, quizgen.Generate) }
 
 func (s *Server) ingestRoutesWith(r guarded, gen generateFunc) {
-	h := &ingester{s: s, generate: gen, jobs: newIngestJobs(s.log)}
+	h := &ingester{s: s, generate: gen, jobs: newIngestJobs(s.bg, &s.bgWG, s.log)}
 	r.GET("/ingest", h.index)
 	r.POST("/ingest", h.upload)
 	r.GET("/ingest/:id", h.preview)
@@ -634,6 +634,8 @@ const (
 type ingestJobs struct {
 	log    *slog.Logger
 	active chan struct{}
+	parent context.Context // cancelled when the server closes
+	wg     *sync.WaitGroup // the server's background work
 
 	mu   sync.Mutex
 	jobs map[string]*ingestJobState
@@ -652,8 +654,8 @@ type ingestJobState struct {
 
 type ingestWork func(ctx context.Context, progress func(step string, done, total int)) (views.IngestPreview, error)
 
-func newIngestJobs(log *slog.Logger) *ingestJobs {
-	return &ingestJobs{log: log, active: make(chan struct{}, ingestJobsActive), jobs: map[string]*ingestJobState{}}
+func newIngestJobs(parent context.Context, wg *sync.WaitGroup, log *slog.Logger) *ingestJobs {
+	return &ingestJobs{log: log, parent: parent, wg: wg, active: make(chan struct{}, ingestJobsActive), jobs: map[string]*ingestJobState{}}
 }
 
 // start runs work in the background under key, unless a job with that key
@@ -669,7 +671,9 @@ func (j *ingestJobs) start(key string, userID int64, work ingestWork) {
 	j.jobs[key] = job
 	j.mu.Unlock()
 
+	j.wg.Add(1)
 	go func() {
+		defer j.wg.Done()
 		var (
 			pv  views.IngestPreview
 			err error
@@ -685,9 +689,14 @@ func (j *ingestJobs) start(key string, userID int64, work ingestWork) {
 			job.running, job.preview, job.err, job.finished = false, pv, err, time.Now()
 			j.mu.Unlock()
 		}()
-		j.active <- struct{}{}
+		select {
+		case j.active <- struct{}{}:
+		case <-j.parent.Done():
+			err = fmt.Errorf("ingest job: %w", j.parent.Err())
+			return
+		}
 		defer func() { <-j.active }()
-		ctx, cancel := context.WithTimeout(context.Background(), ingestJobTimeout)
+		ctx, cancel := context.WithTimeout(j.parent, ingestJobTimeout)
 		defer cancel()
 		pv, err = work(ctx, func(step string, done, total int) {
 			j.mu.Lock()

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -386,7 +387,8 @@ func TestAdminIngestProgress(t *testing.T) {
 }
 
 func TestIngestJobs(t *testing.T) {
-	jobs := newIngestJobs(slog.New(slog.DiscardHandler))
+	var wg sync.WaitGroup
+	jobs := newIngestJobs(context.Background(), &wg, slog.New(slog.DiscardHandler))
 	gate := make(chan struct{})
 	jobs.start("a?", 1, func(ctx context.Context, progress func(string, int, int)) (views.IngestPreview, error) {
 		progress("working", 1, 3)
@@ -435,5 +437,29 @@ func TestIngestJobs(t *testing.T) {
 	jobs.drop("a?")
 	if _, ok := jobs.get("a?", 1); ok {
 		t.Error("drop left the job")
+	}
+}
+
+// TestIngestJobsStopWithServer shows that closing the server cancels a
+// running job and waits for it, so the database is never closed under it.
+func TestIngestJobsStopWithServer(t *testing.T) {
+	ts := newTestServer(t)
+	jobs := newIngestJobs(ts.bg, &ts.bgWG, slog.New(slog.DiscardHandler))
+	started := make(chan struct{})
+	ended := false
+	jobs.start("k", 1, func(ctx context.Context, progress func(string, int, int)) (views.IngestPreview, error) {
+		close(started)
+		<-ctx.Done()
+		ended = true
+		return views.IngestPreview{}, ctx.Err()
+	})
+	<-started
+	ts.Close()
+	if !ended {
+		t.Fatal("Close returned before the running job ended")
+	}
+	st, ok := jobs.get("k", 1)
+	if !ok || st.running || !errors.Is(st.err, context.Canceled) {
+		t.Errorf("job after Close: running=%v err=%v, want stopped with context.Canceled", st.running, st.err)
 	}
 }

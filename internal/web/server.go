@@ -4,9 +4,11 @@
 package web
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"sync"
 
 	"github.com/labstack/echo/v4"
 
@@ -32,6 +34,12 @@ type Server struct {
 	log    *slog.Logger
 	assets *static.Assets
 	echo   *echo.Echo
+
+	// Background work (changelog parse jobs) runs under bg and is waited
+	// for by Close.
+	bg     context.Context
+	stopBG context.CancelFunc
+	bgWG   sync.WaitGroup
 }
 
 // New builds the server and registers every route.
@@ -46,9 +54,17 @@ func New(cfg Config, db *store.DB, log *slog.Logger) (*Server, error) {
 	// Trust no proxy header for the client address: rate limits and logs use the peer.
 	e.IPExtractor = echo.ExtractIPDirect()
 	s := &Server{cfg: cfg, db: db, log: log, assets: assets, echo: e}
+	s.bg, s.stopBG = context.WithCancel(context.Background())
 	e.HTTPErrorHandler = s.handleError
 	s.routes()
 	return s, nil
+}
+
+// Close cancels background jobs and waits for them to end. Call it after the
+// HTTP server has shut down and before the database is closed.
+func (s *Server) Close() {
+	s.stopBG()
+	s.bgWG.Wait()
 }
 
 // ServeHTTP makes Server an http.Handler.
