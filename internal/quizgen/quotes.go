@@ -77,8 +77,8 @@ func (r *run) cloze() {
 	for i := range r.doc.Entries {
 		e := &r.doc.Entries[i]
 		feature := focusOf(e)
-		if feature == "" || r.categoryOf(e, feature) == catNone {
-			continue
+		if feature == "" || !r.categoryOf(e, feature).staged() {
+			continue // no feature, or a type or function name rather than a feature
 		}
 		if !textKind(e.Kind) && !changesStage(e, feature) {
 			continue
@@ -223,8 +223,8 @@ func (r *run) featureFromDescription() {
 	for _, c := range r.concepts() {
 		switch c.Source {
 		case "text":
-			if c.e == nil || !describingKind(c.e.Kind) {
-				continue
+			if c.e == nil || !describingKind(c.e.Kind) || !c.cat.staged() {
+				continue // an entry about a type or a function says little about a feature
 			}
 		case "note":
 			if c.e == nil || !reDescribes.MatchString(c.Description) && !r.maskRegexp(c.Term).MatchString(c.Description) {

@@ -492,7 +492,7 @@ func TestSharedConcepts(t *testing.T) {
 	}
 	for _, term := range []string{
 		"memory.min", "memory.low", "PSI", "ServiceNodePortStaticSubrange", "Immutable Secrets",
-		"MemoryReservationPolicy", "TieredReservation", "PLEGOnDemandRelist", "IPTablesOwnershipCleanup",
+		"TieredReservation", "PLEGOnDemandRelist", "IPTablesOwnershipCleanup",
 		"CRI List Streaming", "GetAllocatableResources", "MemoryQoS", "ImageVolume",
 	} {
 		ok := false
