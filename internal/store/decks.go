@@ -8,13 +8,14 @@ import (
 	"kubequiz/internal/quiz"
 )
 
-// ListDecks returns every deck with its number of published questions,
-// newest release first.
+// ListDecks returns every deck that has published questions, with their
+// number, newest release first. Decks holding only drafts stay hidden.
 func (db *DB) ListDecks(ctx context.Context) ([]quiz.DeckSummary, error) {
 	rows, err := db.read.QueryContext(ctx, `
 		SELECT d.id, d.slug, d.title, d.release, d.sig, d.language, d.description,
 		       (SELECT count(*) FROM questions q WHERE q.deck_id = d.id AND q.status = 'published')
 		FROM decks d
+		WHERE EXISTS (SELECT 1 FROM questions q WHERE q.deck_id = d.id AND q.status = 'published')
 		ORDER BY d.slug`)
 	if err != nil {
 		return nil, fmt.Errorf("store: list decks: %w", err)
