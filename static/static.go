@@ -11,7 +11,7 @@ import (
 	"io/fs"
 )
 
-//go:embed *.js *.css
+//go:embed *.js *.css *.svg
 var files embed.FS
 
 // The files pages link to.
@@ -20,6 +20,7 @@ const (
 	Pico      = "pico-2.1.1.min.css"
 	AppCSS    = "app.css"
 	AppJS     = "app.js"
+	Favicon   = "favicon.svg"
 	URLPrefix = "/static/"
 )
 

@@ -49,7 +49,7 @@ func TestAssetURLs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{HTMX, Pico, AppCSS, AppJS} {
+	for _, name := range []string{HTMX, Pico, AppCSS, AppJS, Favicon} {
 		u := a.URL(name)
 		if !strings.HasPrefix(u, URLPrefix+name+"?v=") || len(u) != len(URLPrefix+name+"?v=")+12 {
 			t.Errorf("URL(%q) = %q, want %s%s?v=<12 hex>", name, u, URLPrefix, name)

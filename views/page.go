@@ -8,6 +8,7 @@ type Page struct {
 	// Asset URLs, versioned by content hash.
 	CSS     []string
 	Scripts []string
+	Icon    string
 	// CSRFToken is sent by htmx as a header and by plain forms as a field.
 	CSRFToken string
 	// User is the signed-in user's display name, empty when signed out.
