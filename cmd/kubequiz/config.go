@@ -5,16 +5,19 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"strconv"
+	"strings"
 )
 
 // Config is the server's configuration: flags, with environment variables as
 // fallbacks and defaults below those.
 type Config struct {
-	Addr          string
-	DB            string
-	SecureCookies bool
-	LogFormat     string
+	Addr           string
+	DB             string
+	SecureCookies  bool
+	LogFormat      string
+	TrustedProxies []*net.IPNet
 }
 
 // setting describes one configuration value for flags, environment and docs.
@@ -25,8 +28,9 @@ type setting struct {
 var (
 	settingAddr      = setting{"addr", "KUBEQUIZ_ADDR", "127.0.0.1:8080", "address to listen on"}
 	settingDB        = setting{"db", "KUBEQUIZ_DB", "./data/kubequiz.db", "SQLite database file (its folder is created)"}
-	settingSecure    = setting{"secure-cookies", "KUBEQUIZ_SECURE_COOKIES", "false", "mark cookies Secure (behind a TLS proxy)"}
+	settingSecure    = setting{"secure-cookies", "KUBEQUIZ_SECURE_COOKIES", "false", "mark cookies Secure and send HSTS (behind a TLS proxy)"}
 	settingLogFormat = setting{"log-format", "KUBEQUIZ_LOG_FORMAT", "text", "log format: text or json"}
+	settingProxy     = setting{"trusted-proxy", "KUBEQUIZ_TRUSTED_PROXY", "", "CIDR[,CIDR]: reverse proxies whose X-Forwarded-For gives the client address"}
 )
 
 // newFlagSet returns a flag set that reports errors instead of exiting.
@@ -74,10 +78,12 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 
 func serveConfig(args []string, getenv func(string) string, stderr io.Writer) (Config, error) {
 	var c Config
+	var proxies string
 	fs := newFlagSet("serve", stderr)
 	stringVar(fs, &c.Addr, settingAddr, getenv)
 	stringVar(fs, &c.DB, settingDB, getenv)
 	stringVar(fs, &c.LogFormat, settingLogFormat, getenv)
+	stringVar(fs, &proxies, settingProxy, getenv)
 	if err := boolVar(fs, &c.SecureCookies, settingSecure, getenv); err != nil {
 		return c, usageError{err.Error()}
 	}
@@ -87,5 +93,39 @@ func serveConfig(args []string, getenv func(string) string, stderr io.Writer) (C
 	if c.LogFormat != "text" && c.LogFormat != "json" {
 		return c, usageError{fmt.Sprintf("-log-format %q: want text or json", c.LogFormat)}
 	}
+	var err error
+	if c.TrustedProxies, err = parseCIDRs(proxies); err != nil {
+		return c, usageError{fmt.Sprintf("-trusted-proxy: %v", err)}
+	}
 	return c, nil
+}
+
+// parseCIDRs reads a comma-separated list of networks; a bare address
+// stands for itself alone (/32 or /128). Empty is no network.
+func parseCIDRs(list string) ([]*net.IPNet, error) {
+	var out []*net.IPNet
+	for _, item := range strings.Split(list, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		if !strings.Contains(item, "/") {
+			ip := net.ParseIP(item)
+			if ip == nil {
+				return nil, fmt.Errorf("%q is neither an address nor a CIDR", item)
+			}
+			bits := 8 * net.IPv6len
+			if ip4 := ip.To4(); ip4 != nil {
+				ip, bits = ip4, 8*net.IPv4len
+			}
+			out = append(out, &net.IPNet{IP: ip, Mask: net.CIDRMask(bits, bits)})
+			continue
+		}
+		_, n, err := net.ParseCIDR(item)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a CIDR", item)
+		}
+		out = append(out, n)
+	}
+	return out, nil
 }

@@ -49,10 +49,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return err
 	}
 
-	handler, err := web.New(web.Config{SecureCookies: cfg.SecureCookies}, db, log)
+	handler, err := web.New(web.Config{SecureCookies: cfg.SecureCookies, TrustedProxies: cfg.TrustedProxies}, db, log)
 	if err != nil {
 		return err
 	}
+	handler.StartMaintenance()
+	defer handler.Close() // on early returns; Close may run twice
 
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {

@@ -36,22 +36,14 @@ type DeckResult struct {
 // reworded question keeps its row and learners' history. A dry run computes
 // the same result and rolls back.
 func (db *DB) ImportBank(ctx context.Context, files []bank.Decoded, opt ImportOptions) ([]DeckResult, error) {
-	seen := map[string]string{}
-	for _, f := range files {
-		if prev, dup := seen[f.File.Deck.Slug]; dup {
-			return nil, fmt.Errorf("store: import: deck %q is in both %s and %s: %w", f.File.Deck.Slug, prev, f.File.Name, quiz.ErrInvalid)
-		}
-		seen[f.File.Deck.Slug] = f.File.Name
+	if err := distinctDecks(files); err != nil {
+		return nil, fmt.Errorf("store: import: %w", err)
 	}
 	var results []DeckResult
 	err := db.tx(ctx, func(tx *sql.Tx) error {
-		results = results[:0]
-		for _, f := range files {
-			r, err := importFile(ctx, tx, f, opt)
-			if err != nil {
-				return fmt.Errorf("%s: %w", f.File.Name, err)
-			}
-			results = append(results, r)
+		var err error
+		if results, err = importFiles(ctx, tx, files, opt); err != nil {
+			return err
 		}
 		if opt.DryRun {
 			return errDryRun
@@ -60,6 +52,56 @@ func (db *DB) ImportBank(ctx context.Context, files []bank.Decoded, opt ImportOp
 	})
 	if err != nil && !errors.Is(err, errDryRun) {
 		return nil, fmt.Errorf("store: import: %w", err)
+	}
+	return results, nil
+}
+
+// ImportUpload applies files, decoded from the upload id of userID, and
+// drops the upload, in one transaction. The upload is dropped first: when it
+// is already gone (applied or cancelled by a request that came first) the
+// result is quiz.ErrNotFound and nothing is imported, so that a repeated
+// submit imports once. opt.DryRun is ignored.
+func (db *DB) ImportUpload(ctx context.Context, id string, userID int64, files []bank.Decoded, opt ImportOptions) ([]DeckResult, error) {
+	if err := distinctDecks(files); err != nil {
+		return nil, fmt.Errorf("store: import upload %s: %w", id, err)
+	}
+	var results []DeckResult
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		if err := expectOne(tx.ExecContext(ctx, `DELETE FROM uploads WHERE id = ? AND user_id = ? AND kind = 'yaml'`, id, userID)); err != nil {
+			return err
+		}
+		var err error
+		opt.DryRun = false
+		results, err = importFiles(ctx, tx, files, opt)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: import upload %s: %w", id, err)
+	}
+	return results, nil
+}
+
+// distinctDecks refuses two files of one deck.
+func distinctDecks(files []bank.Decoded) error {
+	seen := map[string]string{}
+	for _, f := range files {
+		if prev, dup := seen[f.File.Deck.Slug]; dup {
+			return fmt.Errorf("deck %q is in both %s and %s: %w", f.File.Deck.Slug, prev, f.File.Name, quiz.ErrInvalid)
+		}
+		seen[f.File.Deck.Slug] = f.File.Name
+	}
+	return nil
+}
+
+// importFiles applies each file in tx.
+func importFiles(ctx context.Context, tx *sql.Tx, files []bank.Decoded, opt ImportOptions) ([]DeckResult, error) {
+	results := make([]DeckResult, 0, len(files))
+	for _, f := range files {
+		r, err := importFile(ctx, tx, f, opt)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f.File.Name, err)
+		}
+		results = append(results, r)
 	}
 	return results, nil
 }

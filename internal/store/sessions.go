@@ -46,15 +46,22 @@ func insertSession(ctx context.Context, tx *sql.Tx, userID int64, s NewSession, 
 	return err
 }
 
+// sessionUserQuery finds a live session by token hash with its user: ?1
+// token hash, ?2 now (ms), ?3 now minus the idle timeout (ms).
+const sessionUserQuery = `SELECT ` + userColumns + `, s.created_at, s.last_seen_at, s.expires_at
+	FROM sessions s JOIN users u ON u.id = s.user_id
+	WHERE s.token_hash = ?1 AND s.expires_at > ?2 AND s.last_seen_at > ?3 AND u.disabled_at IS NULL`
+
+// touchSessionQuery moves a session's last use forward: ?1 now (ms), ?2 token hash.
+const touchSessionQuery = `UPDATE sessions SET last_seen_at = ?1 WHERE token_hash = ?2 AND last_seen_at < ?1`
+
 // SessionUser returns the user a session token (its SHA-256) belongs to. The
 // session must be neither past its absolute expiry nor idle longer than
 // idle, and the account must not be disabled; otherwise quiz.ErrNotFound.
 func (db *DB) SessionUser(ctx context.Context, tokenHash []byte, now time.Time, idle time.Duration) (quiz.User, Session, error) {
 	var s Session
 	var created, seen, expires int64
-	u, err := scanUser(db.read.QueryRowContext(ctx, `SELECT `+userColumns+`, s.created_at, s.last_seen_at, s.expires_at
-		FROM sessions s JOIN users u ON u.id = s.user_id
-		WHERE s.token_hash = ? AND s.expires_at > ? AND s.last_seen_at > ? AND u.disabled_at IS NULL`,
+	u, err := scanUser(db.reads.QueryRowContext(ctx, sessionUserQuery,
 		tokenHash, ms(now), ms(now.Add(-idle))), &created, &seen, &expires)
 	if errors.Is(err, sql.ErrNoRows) {
 		return quiz.User{}, Session{}, fmt.Errorf("store: session: %w", quiz.ErrNotFound)
@@ -70,8 +77,7 @@ func (db *DB) SessionUser(ctx context.Context, tokenHash []byte, now time.Time, 
 // idle timeout.
 func (db *DB) TouchSession(ctx context.Context, tokenHash []byte, now time.Time) error {
 	err := db.tx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE sessions SET last_seen_at = ? WHERE token_hash = ? AND last_seen_at < ?`,
-			ms(now), tokenHash, ms(now))
+		_, err := db.writes.in(tx).ExecContext(ctx, touchSessionQuery, ms(now), tokenHash)
 		return err
 	})
 	if err != nil {

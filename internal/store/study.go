@@ -150,12 +150,13 @@ type studySettings struct {
 	reviewsPerDay int
 }
 
+const studySettingsQuery = `SELECT timezone, new_per_day, reviews_per_day FROM users WHERE id = ?`
+
 // loadStudySettings reads userID's settings. An unknown user is
 // quiz.ErrNotFound.
 func loadStudySettings(ctx context.Context, q querier, userID int64) (studySettings, error) {
 	var s studySettings
-	err := q.QueryRowContext(ctx, `SELECT timezone, new_per_day, reviews_per_day
-		FROM users WHERE id = ?`, userID).Scan(&s.timezone, &s.newPerDay, &s.reviewsPerDay)
+	err := q.QueryRowContext(ctx, studySettingsQuery, userID).Scan(&s.timezone, &s.newPerDay, &s.reviewsPerDay)
 	if errors.Is(err, sql.ErrNoRows) {
 		return s, fmt.Errorf("user %d: %w", userID, quiz.ErrNotFound)
 	}
@@ -163,17 +164,6 @@ func loadStudySettings(ctx context.Context, q querier, userID int64) (studySetti
 		return s, fmt.Errorf("user %d settings: %w", userID, err)
 	}
 	return s, nil
-}
-
-// location returns the learner's time zone; one this machine does not know
-// counts as UTC. (Loading a zone reads a file, so callers load it only when
-// they need it.)
-func (s studySettings) location() *time.Location {
-	loc, err := time.LoadLocation(s.timezone)
-	if err != nil {
-		return time.UTC
-	}
-	return loc
 }
 
 // scheduler returns the FSRS scheduler for a desired retention: the server

@@ -185,6 +185,8 @@ const (
 		JOIN questions q ON q.id = c.question_id
 		WHERE c.user_id = ?1 AND c.due < ?2 AND q.status = 'published'` + scopeFilter
 
+	subscriptionCountQuery = `SELECT count(*) FROM subscriptions WHERE user_id = ?`
+
 	studyDeckQuery = `SELECT d.id, d.slug, d.title, d.release, d.sig, d.language, d.description,
 		(SELECT count(*) FROM questions q WHERE q.deck_id = d.id AND q.status = 'published')
 		FROM decks d WHERE d.slug = ?`
@@ -216,28 +218,29 @@ func (db *DB) nextCard(ctx context.Context, userID int64, deckSlug string, now t
 	}
 	defer tx.Rollback()
 
-	set, err := loadStudySettings(ctx, tx, userID)
+	q := db.reads.in(tx)
+	set, err := loadStudySettings(ctx, q, userID)
 	if err != nil {
 		return n, err
 	}
 	if deckSlug != "" {
-		if n.Deck, err = studyDeck(ctx, tx, deckSlug); err != nil {
+		if n.Deck, err = studyDeck(ctx, q, deckSlug); err != nil {
 			return n, err
 		}
 	}
 	deckID, at := n.Deck.ID, ms(now)
 
-	if n.Card, n.Found, err = dueCard(ctx, tx, dueLearningQuery, userID, at, deckID, now); err != nil || n.Found {
+	if n.Card, n.Found, err = dueCard(ctx, q, dueLearningQuery, userID, at, deckID, now); err != nil || n.Found {
 		return n, err
 	}
 
-	loc := set.location()
+	loc := db.zones.location(set.timezone)
 	start, end := studyDay(now, loc)
-	if err := tx.QueryRowContext(ctx, todayQuery, userID, ms(start)).Scan(&n.NewToday, &n.ReviewsToday); err != nil {
+	if err := q.QueryRowContext(ctx, todayQuery, userID, ms(start)).Scan(&n.NewToday, &n.ReviewsToday); err != nil {
 		return n, fmt.Errorf("count today's reviews: %w", err)
 	}
 
-	c, ok, err := dueCard(ctx, tx, dueReviewQuery, userID, at, deckID, now)
+	c, ok, err := dueCard(ctx, q, dueReviewQuery, userID, at, deckID, now)
 	if err != nil {
 		return n, err
 	}
@@ -251,9 +254,9 @@ func (db *DB) nextCard(ctx context.Context, userID int64, deckSlug string, now t
 
 	var row *sql.Row
 	if deckID == 0 {
-		row = tx.QueryRowContext(ctx, newCardAllQuery, userID)
+		row = q.QueryRowContext(ctx, newCardAllQuery, userID)
 	} else {
-		row = tx.QueryRowContext(ctx, newCardDeckQuery, userID, deckID)
+		row = q.QueryRowContext(ctx, newCardDeckQuery, userID, deckID)
 	}
 	c, err = scanNewCard(row, now)
 	switch {
@@ -270,18 +273,18 @@ func (db *DB) nextCard(ctx context.Context, userID int64, deckSlug string, now t
 	// Nothing to study now: say what is coming.
 	n.DayEnds = end
 	var next sql.NullInt64
-	err = tx.QueryRowContext(ctx, nextDueQuery, userID, at, deckID).Scan(&next)
+	err = q.QueryRowContext(ctx, nextDueQuery, userID, at, deckID).Scan(&next)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return n, fmt.Errorf("next due: %w", err)
 	}
 	if next.Valid {
 		n.NextDue = fromMS(next.Int64).In(loc)
 	}
-	if err := tx.QueryRowContext(ctx, dueBeforeQuery, userID, ms(end), deckID).Scan(&n.DueToday); err != nil {
+	if err := q.QueryRowContext(ctx, dueBeforeQuery, userID, ms(end), deckID).Scan(&n.DueToday); err != nil {
 		return n, fmt.Errorf("count cards due today: %w", err)
 	}
 	if deckID == 0 {
-		err := tx.QueryRowContext(ctx, `SELECT count(*) FROM subscriptions WHERE user_id = ?`, userID).Scan(&n.Subscriptions)
+		err := q.QueryRowContext(ctx, subscriptionCountQuery, userID).Scan(&n.Subscriptions)
 		if err != nil {
 			return n, fmt.Errorf("count subscriptions: %w", err)
 		}

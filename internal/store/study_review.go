@@ -45,14 +45,14 @@ func cardForAnswer(ctx context.Context, q querier, userID, questionID int64, now
 
 // PreviewCard returns the published question questionID with userID's card
 // for it and what each rating would do at now, for labelling the grade
-// buttons. A question that does not exist or is not published is
-// quiz.ErrNotFound.
+// buttons: intervals before fuzz (labelScheduler). A question that does not
+// exist or is not published is quiz.ErrNotFound.
 func (db *DB) PreviewCard(ctx context.Context, userID, questionID int64, now time.Time) (CardPreview, error) {
-	sc, retention, err := cardForAnswer(ctx, db.read, userID, questionID, now)
+	sc, retention, err := cardForAnswer(ctx, db.reads, userID, questionID, now)
 	if err != nil {
 		return CardPreview{}, fmt.Errorf("store: preview card for user %d: %w", userID, err)
 	}
-	sched, err := scheduler(retention)
+	sched, err := labelScheduler(retention)
 	if err != nil {
 		return CardPreview{}, fmt.Errorf("store: preview card for user %d: %w", userID, err)
 	}
@@ -80,8 +80,13 @@ type Review struct {
 	// RequestID again records nothing.
 	RequestID string
 	Rating    fsrs.Rating
-	// Response is the learner's answer; it is graded again here.
+	// Response is the learner's answer; it is graded again here. One that
+	// is not normal for the question (quiz.Question.CheckResponse) is
+	// quiz.ErrInvalid.
 	Response quiz.Response
+	// Deck, when not empty, is the slug of the deck being studied: a
+	// question of another deck is then quiz.ErrNotFound.
+	Deck string
 	// Duration is how long the learner took to answer.
 	Duration time.Duration
 	At       time.Time
@@ -102,6 +107,25 @@ type Recorded struct {
 	State fsrs.State
 	Due   time.Time
 }
+
+// The statements of recording a review.
+const (
+	insertReviewQuery = `INSERT INTO review_log (request_id, user_id, question_id, rating, answer,
+			correct, reviewed_at, duration_ms, state_before, due_before, stability_before, difficulty_before,
+			elapsed_days, retrievability, state_after, due_after, stability_after, difficulty_after, scheduled_days)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (request_id) DO NOTHING`
+	saveCardQuery = `INSERT INTO cards (user_id, question_id, state, due, stability, difficulty,
+			elapsed_days, scheduled_days, learning_steps, reps, lapses, last_review)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (user_id, question_id) DO UPDATE SET
+			state = excluded.state, due = excluded.due, stability = excluded.stability,
+			difficulty = excluded.difficulty, elapsed_days = excluded.elapsed_days,
+			scheduled_days = excluded.scheduled_days, learning_steps = excluded.learning_steps,
+			reps = excluded.reps, lapses = excluded.lapses, last_review = excluded.last_review`
+	earlierReviewQuery = `SELECT rating, correct, reviewed_at, state_after, due_after
+		FROM review_log WHERE request_id = ? AND user_id = ? AND question_id = ?`
+)
 
 // RecordReview grades r's response to the published question, applies the
 // rating to the user's card with the user's FSRS scheduler, and stores the
@@ -124,8 +148,15 @@ func (db *DB) RecordReview(ctx context.Context, r Review) (Recorded, error) {
 		return out, fmt.Errorf("store: record review: encode answer: %w", err)
 	}
 	err = db.tx(ctx, func(tx *sql.Tx) error {
-		sc, retention, err := cardForAnswer(ctx, tx, r.UserID, r.QuestionID, r.At)
+		q := db.writes.in(tx)
+		sc, retention, err := cardForAnswer(ctx, q, r.UserID, r.QuestionID, r.At)
 		if err != nil {
+			return err
+		}
+		if r.Deck != "" && r.Deck != sc.Question.DeckSlug {
+			return fmt.Errorf("question %d is not in deck %q: %w", r.QuestionID, r.Deck, quiz.ErrNotFound)
+		}
+		if err := sc.Question.Question.CheckResponse(r.Response); err != nil {
 			return err
 		}
 		sched, err := scheduler(retention)
@@ -144,11 +175,7 @@ func (db *DB) RecordReview(ctx context.Context, r Review) (Recorded, error) {
 		}
 		out = Recorded{Rating: r.Rating, Correct: correct, ReviewedAt: at, State: next.State, Due: next.Due}
 
-		ins, err := tx.ExecContext(ctx, `INSERT INTO review_log (request_id, user_id, question_id, rating, answer,
-				correct, reviewed_at, duration_ms, state_before, due_before, stability_before, difficulty_before,
-				elapsed_days, retrievability, state_after, due_after, stability_after, difficulty_after, scheduled_days)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (request_id) DO NOTHING`,
+		ins, err := q.ExecContext(ctx, insertReviewQuery,
 			r.RequestID, r.UserID, r.QuestionID, int(r.Rating), string(answer),
 			correct, ms(at), max(r.Duration.Milliseconds(), 0), int(log.State), ms(log.Due), log.Stability, log.Difficulty,
 			log.ElapsedDays, log.Retrievability, int(next.State), ms(next.Due), next.Stability, next.Difficulty, next.ScheduledDays)
@@ -158,7 +185,7 @@ func (db *DB) RecordReview(ctx context.Context, r Review) (Recorded, error) {
 		if n, err := ins.RowsAffected(); err != nil {
 			return err
 		} else if n == 0 {
-			out, err = earlierReview(ctx, tx, r)
+			out, err = earlierReview(ctx, q, r)
 			return err
 		}
 
@@ -166,14 +193,7 @@ func (db *DB) RecordReview(ctx context.Context, r Review) (Recorded, error) {
 		if !next.LastReview.IsZero() {
 			last = ms(next.LastReview)
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO cards (user_id, question_id, state, due, stability, difficulty,
-				elapsed_days, scheduled_days, learning_steps, reps, lapses, last_review)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (user_id, question_id) DO UPDATE SET
-				state = excluded.state, due = excluded.due, stability = excluded.stability,
-				difficulty = excluded.difficulty, elapsed_days = excluded.elapsed_days,
-				scheduled_days = excluded.scheduled_days, learning_steps = excluded.learning_steps,
-				reps = excluded.reps, lapses = excluded.lapses, last_review = excluded.last_review`,
+		_, err = q.ExecContext(ctx, saveCardQuery,
 			r.UserID, r.QuestionID, int(next.State), ms(next.Due), next.Stability, next.Difficulty,
 			next.ElapsedDays, next.ScheduledDays, next.LearningSteps, next.Reps, next.Lapses, last)
 		if err != nil {
@@ -195,9 +215,7 @@ func earlierReview(ctx context.Context, q querier, r Review) (Recorded, error) {
 		rating, state int
 		due, reviewed int64
 	)
-	err := q.QueryRowContext(ctx, `SELECT rating, correct, reviewed_at, state_after, due_after
-		FROM review_log WHERE request_id = ? AND user_id = ? AND question_id = ?`,
-		r.RequestID, r.UserID, r.QuestionID).Scan(&rating, &out.Correct, &reviewed, &state, &due)
+	err := q.QueryRowContext(ctx, earlierReviewQuery, r.RequestID, r.UserID, r.QuestionID).Scan(&rating, &out.Correct, &reviewed, &state, &due)
 	if errors.Is(err, sql.ErrNoRows) {
 		return out, fmt.Errorf("request id used for another review: %w", quiz.ErrConflict)
 	}

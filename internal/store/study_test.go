@@ -315,7 +315,7 @@ func TestRecordReview(t *testing.T) {
 		t.Fatal(err)
 	}
 	if stateBefore != 0 || stateAfter != 1 || correct != 1 || durationMS != 4200 || dueBefore != ms(now) ||
-		dueAfter != ms(now.Add(10*time.Minute)) || !strings.Contains(answer, `"Choice":1`) {
+		dueAfter != ms(now.Add(10*time.Minute)) || !strings.Contains(answer, `"choice":1`) {
 		t.Errorf("review_log row: answer %s, state %d->%d, correct %d, duration %d, due %d->%d",
 			answer, stateBefore, stateAfter, correct, durationMS, dueBefore, dueAfter)
 	}
@@ -343,7 +343,7 @@ func TestRecordReview(t *testing.T) {
 		t.Errorf("wrong answer = %+v, %v; want recorded as not correct", wrong, err)
 	}
 	selfGraded, err := db.RecordReview(ctx, Review{UserID: alice, QuestionID: flash, RequestID: reqID(3),
-		Rating: fsrs.Hard, Response: quiz.Response{Revealed: true}, At: now})
+		Rating: fsrs.Hard, Response: quiz.Response{Choice: -1, Revealed: true}, At: now})
 	if err != nil || !selfGraded.Correct {
 		t.Errorf("flashcard rated Hard = %+v, %v; want correct", selfGraded, err)
 	}
@@ -525,7 +525,7 @@ func TestStudyQueryPlans(t *testing.T) {
 		{"due review", dueReviewQuery, []any{1, 0, 7}, []string{"cards_user_due (user_id=? AND due<?)"}},
 		{"new, all decks", newCardAllQuery, []any{1}, []string{"questions_deck_status", "USING PRIMARY KEY"}},
 		{"new, one deck", newCardDeckQuery, []any{1, 7}, []string{"questions_deck_status", "USING PRIMARY KEY"}},
-		{"today", todayQuery, []any{1, 0}, []string{"review_log_user_time"}},
+		{"today", todayQuery, []any{1, 0}, []string{"COVERING INDEX review_log_user_day"}},
 		{"next due", nextDueQuery, []any{1, 0, 0}, []string{"cards_user_due (user_id=? AND due>?)"}},
 	}
 	for _, tt := range tests {

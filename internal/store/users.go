@@ -269,6 +269,23 @@ func (db *DB) SetDisplayName(ctx context.Context, userID int64, name string) err
 	return nil
 }
 
+// SetStudyLimits sets a user's daily limits: first reviews of new cards and
+// reviews of cards in review per study day. Negative limits are
+// quiz.ErrInvalid; an unknown user is quiz.ErrNotFound.
+func (db *DB) SetStudyLimits(ctx context.Context, userID int64, newPerDay, reviewsPerDay int) error {
+	if newPerDay < 0 || reviewsPerDay < 0 {
+		return fmt.Errorf("store: study limits %d/%d: %w", newPerDay, reviewsPerDay, quiz.ErrInvalid)
+	}
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		return expectOne(tx.ExecContext(ctx, `UPDATE users SET new_per_day = ?, reviews_per_day = ? WHERE id = ?`,
+			newPerDay, reviewsPerDay, userID))
+	})
+	if err != nil {
+		return fmt.Errorf("store: set study limits of user %d: %w", userID, err)
+	}
+	return nil
+}
+
 // ChangePassword stores a new password hash and ends every session of the
 // user. When next is not nil it is then created, so that the browser that
 // changed the password stays signed in with a fresh token.
@@ -484,6 +501,10 @@ type LoginLimits struct {
 	PerAccountIP int // failures for one login from one address
 	PerIP        int // failures from one address, any login
 	PerAccount   int // failures for one login, any address
+	// KnownFor spares a login and address pair that signed in successfully
+	// (LoginSucceeded) within KnownFor from the PerAccount limit, so that
+	// failures from elsewhere cannot lock the owner out.
+	KnownFor time.Duration
 }
 
 // LoginFailureCounts are the failures recorded within a window.
@@ -512,7 +533,7 @@ func RateKey(ip string) string {
 // ReserveLoginAttempt checks the failures recorded for login and ip within
 // the window and, when all are under their limits, records this attempt as
 // a failure in the same transaction, so that parallel attempts cannot slip
-// past the limit. A right password then calls ClearLoginFailures. Over a
+// past the limit. A right password then calls LoginSucceeded. Over a
 // limit it records nothing and returns ErrRateLimited, so the lock lifts as
 // soon as the oldest counted failure leaves the window.
 func (db *DB) ReserveLoginAttempt(ctx context.Context, login, ip string, now time.Time, lim LoginLimits) error {
@@ -527,8 +548,17 @@ func (db *DB) ReserveLoginAttempt(ctx context.Context, login, ip string, now tim
 		if err != nil {
 			return err
 		}
-		if c.AccountIP >= lim.PerAccountIP || c.IP >= lim.PerIP || c.Account >= lim.PerAccount {
+		if c.AccountIP >= lim.PerAccountIP || c.IP >= lim.PerIP {
 			return ErrRateLimited
+		}
+		if c.Account >= lim.PerAccount {
+			known, err := knownDevice(ctx, tx, login, key, ms(now.Add(-lim.KnownFor)))
+			if err != nil {
+				return err
+			}
+			if !known {
+				return ErrRateLimited
+			}
 		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO login_failures (login, ip, at) VALUES (?, ?, ?)`, login, key, ms(now))
 		return err

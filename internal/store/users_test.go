@@ -58,6 +58,39 @@ func TestCreateUser(t *testing.T) {
 	}
 }
 
+func TestSetStudyLimits(t *testing.T) {
+	db := newTestDB(t)
+	ctx := context.Background()
+	u, err := db.CreateUser(ctx, NewUser{Login: "alice", PasswordHash: "h"}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.SetStudyLimits(ctx, u.ID, 1000, 5000); err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.UserByID(ctx, u.ID)
+	if err != nil || got.NewPerDay != 1000 || got.ReviewsPerDay != 5000 {
+		t.Errorf("after SetStudyLimits: %d new, %d reviews (%v); want 1000, 5000", got.NewPerDay, got.ReviewsPerDay, err)
+	}
+	tests := []struct {
+		name           string
+		id             int64
+		newDay, review int
+		want           error
+	}{
+		{"negative new", u.ID, -1, 10, quiz.ErrInvalid},
+		{"negative reviews", u.ID, 10, -1, quiz.ErrInvalid},
+		{"unknown user", u.ID + 1, 10, 10, quiz.ErrNotFound},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := db.SetStudyLimits(ctx, tt.id, tt.newDay, tt.review); !errors.Is(err, tt.want) {
+				t.Errorf("SetStudyLimits = %v, want %v", err, tt.want)
+			}
+		})
+	}
+}
+
 func TestRegisterModes(t *testing.T) {
 	db := newTestDB(t)
 	ctx := context.Background()

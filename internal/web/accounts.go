@@ -30,7 +30,8 @@ type accounts struct {
 // accountRoutes registers the account pages. Admin pages carry
 // requireUser and requireAdmin on each route.
 func (s *Server) accountRoutes(e *echo.Echo) {
-	a := &accounts{Server: s, hash: newHasher(s.cfg.Password)}
+	s.passwords = newHasher(s.cfg.Password)
+	a := &accounts{Server: s, hash: s.passwords}
 	getHead := []string{http.MethodGet, http.MethodHead}
 	e.Match(getHead, "/login", a.loginPage)
 	e.POST("/login", a.login)
@@ -61,6 +62,7 @@ const (
 	msgInviteInvalid   = "招待コードが無効か、使用済みか、期限切れです。"
 	msgInviteNeeded    = "登録には招待コードが必要です。"
 	msgWrongCurrent    = "現在のパスワードが違います。"
+	msgTooManySignups  = "登録の試行が多すぎます。1 時間ほど待ってから、もう一度お試しください。"
 )
 
 // loginPattern is what login names may look like (after lower-casing):
@@ -295,13 +297,31 @@ func (a *accounts) register(c echo.Context) error {
 		f.Error = msg
 		return render(c, http.StatusUnprocessableEntity, views.RegisterPage(a.page(c, "アカウント登録"), f))
 	}
-	hash, err := a.hash.hash(ctx, password)
+	ok, err := a.reserveRegistration(c)
 	if err != nil {
-		return a.hashError(err)
+		return err
+	}
+	if !ok {
+		a.log.WarnContext(ctx, "registration refused", "login", logSafe(login), "ip", c.RealIP(), "reason", "rate_limited")
+		f.Error = msgTooManySignups
+		return render(c, http.StatusTooManyRequests, views.RegisterPage(a.page(c, "アカウント登録"), f))
 	}
 	var invite []byte
 	if f.Invite != "" {
 		invite = hashToken(f.Invite)
+	}
+	// The cheap checks come before the slow hash; Register checks again.
+	if msg, reason, err := a.registerProblem(ctx, login, invite, f.InviteOnly); err != nil || msg != "" {
+		if err != nil {
+			return err
+		}
+		a.log.InfoContext(ctx, "registration refused", "login", logSafe(login), "ip", c.RealIP(), "reason", reason)
+		f.Error = msg
+		return render(c, http.StatusUnprocessableEntity, views.RegisterPage(a.page(c, "アカウント登録"), f))
+	}
+	hash, err := a.hash.hash(ctx, password)
+	if err != nil {
+		return a.hashError(err)
 	}
 	u, err := a.db.Register(ctx, store.NewUser{Login: login, DisplayName: name, PasswordHash: hash}, invite, time.Now())
 	switch {
@@ -324,6 +344,23 @@ func (a *accounts) register(c echo.Context) error {
 		return err
 	}
 	return c.Redirect(http.StatusSeeOther, "/")
+}
+
+// registerProblem checks, before the password is hashed, that the invite
+// (in invite mode) is valid and that the login is free. It returns the
+// message to show and the reason to log, or "" when all is well.
+func (a *accounts) registerProblem(ctx context.Context, login string, invite []byte, inviteOnly bool) (msg, reason string, err error) {
+	if inviteOnly {
+		ok, err := a.db.TokenValid(ctx, invite, store.TokenInvite, time.Now())
+		if err != nil || !ok {
+			return msgInviteInvalid, "invalid_invite", err
+		}
+	}
+	taken, err := a.db.LoginTaken(ctx, login)
+	if err != nil || taken {
+		return msgLoginTaken, "login_taken", err
+	}
+	return "", "", nil
 }
 
 // accountNotice is the message /account?done=... shows; only fixed texts.

@@ -88,11 +88,14 @@ func (s *Server) importPreview(c echo.Context) error {
 	return render(c, http.StatusOK, views.AdminImportPreview(s.page(c, "プレビュー"), c.Param("id"), prune, nil, importDecks(results)))
 }
 
-// importApply imports the upload in one transaction and forgets it.
+// importApply imports the upload and forgets it, in one transaction. A
+// second submit of the same upload, even one racing the first, finds it
+// gone (404) and imports nothing.
 func (s *Server) importApply(c echo.Context) error {
 	u, _ := currentUser(c)
 	ctx := c.Request().Context()
-	files, err := s.db.Upload(ctx, c.Param("id"), u.ID, "yaml", time.Now())
+	id := c.Param("id")
+	files, err := s.db.Upload(ctx, id, u.ID, "yaml", time.Now())
 	if err != nil {
 		return err
 	}
@@ -100,11 +103,8 @@ func (s *Server) importApply(c echo.Context) error {
 	if err != nil {
 		return fmt.Errorf("%w: %v", quiz.ErrInvalid, err)
 	}
-	results, err := s.db.ImportBank(ctx, decoded, store.ImportOptions{Actor: u.Login, Prune: c.FormValue("prune") == "1", Now: time.Now()})
+	results, err := s.db.ImportUpload(ctx, id, u.ID, decoded, store.ImportOptions{Actor: u.Login, Prune: c.FormValue("prune") == "1", Now: time.Now()})
 	if err != nil {
-		return err
-	}
-	if err := s.db.DeleteUpload(ctx, c.Param("id"), u.ID); err != nil {
 		return err
 	}
 	s.log.InfoContext(ctx, "questions imported", "actor", u.Login, "files", len(files))

@@ -18,14 +18,19 @@ const (
 	uploadBodyLimit = "6M"
 )
 
-// isUpload reports whether a request posts files to an admin upload route.
-func isUpload(c echo.Context) bool {
+// isUpload reports whether a request posts files to an admin upload route
+// and carries a session cookie: only then does it get the larger body limit.
+// Whether the session is valid is checked later (loadSession, requireAdmin);
+// a request without any session cookie is refused there anyway, so it need
+// not be read past the small limit first.
+func (s *Server) isUpload(c echo.Context) bool {
 	if c.Request().Method != http.MethodPost {
 		return false
 	}
 	switch c.Request().URL.Path {
 	case "/admin/import", "/admin/ingest":
-		return true
+		ck, err := c.Cookie(s.sessionCookieName(c))
+		return err == nil && ck.Value != ""
 	}
 	return false
 }
@@ -35,31 +40,46 @@ func isUpload(c echo.Context) bool {
 const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
 	"connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'"
 
-// middleware returns the chain every request passes, in order: request id
-// and logging first so that every response is logged; then security headers,
-// so that errors carry them too; then the body limit, before CSRF because
-// CSRF reads the form; then CSRF, so that a refused request has touched
-// nothing; then the session, which puts the signed-in user in the context.
-func (s *Server) middleware() []echo.MiddlewareFunc {
+// pre returns the chain every request passes before routing, in order: the
+// client's X-Request-Id is dropped and a fresh id made; logging, so that
+// every response is logged; security headers, so that errors carry them
+// too; panic recovery; then methods other than GET, HEAD and POST are
+// refused on every path (methods.go).
+func (s *Server) pre() []echo.MiddlewareFunc {
 	return []echo.MiddlewareFunc{
+		dropRequestID,
 		middleware.RequestID(),
 		s.requestLogger(),
-		securityHeaders,
+		s.securityHeaders,
 		middleware.RecoverWithConfig(middleware.RecoverConfig{
 			LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
 				s.log.ErrorContext(c.Request().Context(), "panic", "err", err, "stack", string(stack))
 				return err
 			},
 		}),
-		middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{Limit: bodyLimit, Skipper: isUpload}),
-		middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{Limit: uploadBodyLimit, Skipper: func(c echo.Context) bool { return !isUpload(c) }}),
+		allowedMethods,
+	}
+}
+
+// middleware returns the chain routed requests pass after pre, in order:
+// the body limit; the body parse (bodyparse.go), so that a body over the
+// limit is a 413 and forms hold only the body's fields; then CSRF, which
+// reads the form, so that a refused request has touched nothing; then the
+// session, which puts the signed-in user in the context.
+func (s *Server) middleware() []echo.MiddlewareFunc {
+	return []echo.MiddlewareFunc{
+		middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{Limit: bodyLimit, Skipper: s.isUpload}),
+		middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{Limit: uploadBodyLimit, Skipper: func(c echo.Context) bool { return !s.isUpload(c) }}),
+		parseBody,
 		s.csrf(),
 		s.loadSession,
 	}
 }
 
 // securityHeaders sets the headers every response carries, errors included.
-func securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
+// HSTS goes out over TLS and whenever cookies are marked Secure, which is
+// set when a TLS-terminating proxy sits in front.
+func (s *Server) securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		h := c.Response().Header()
 		h.Set("Content-Security-Policy", contentSecurityPolicy)
@@ -68,7 +88,7 @@ func securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 		h.Set("Referrer-Policy", "same-origin")
 		h.Set("Cross-Origin-Opener-Policy", "same-origin")
 		h.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=()")
-		if c.IsTLS() {
+		if s.secureCookies(c) {
 			h.Set("Strict-Transport-Security", "max-age=31536000; includeSubDomains")
 		}
 		return next(c)

@@ -20,24 +20,31 @@ import (
 //     another address.
 //   - 20 per address, over all accounts: one machine trying many accounts.
 //   - 50 per account from all addresses: guessing spread over many machines.
-//     This one an attacker with several addresses could use to keep an
-//     account waiting; it is only ever a delay, lifting as soon as the
-//     oldest counted failure leaves the window, and it is high enough that
-//     the owner's own typing mistakes never reach it.
+//     So that an attacker with many addresses cannot use it to lock the
+//     owner out, it spares known devices: an address (or IPv6 /64) from
+//     which the account signed in successfully within the last 90 days.
+//     The owner's usual devices keep working; a new one waits, at most
+//     until the oldest counted failure leaves the window.
 //
 // Refused attempts are not counted, so the wait never grows past the window;
-// a right password clears the failures of that account from that address.
+// a right password clears the failures of that account from that address
+// and makes the address a known device of the account.
 // IPv6 addresses count by their /64 network (store.RateKey). The address is
-// the TCP peer (e.IPExtractor is echo.ExtractIPDirect), so clients cannot
-// choose it with headers.
+// the TCP peer, or behind a configured proxy the address it forwards for
+// (ipExtractor), so clients cannot choose it with headers.
 func loginLimits() store.LoginLimits {
 	return store.LoginLimits{
 		Window:       15 * time.Minute,
 		PerAccountIP: 5,
 		PerIP:        20,
 		PerAccount:   50,
+		KnownFor:     knownDeviceFor,
 	}
 }
+
+// knownDeviceFor is how long a successful sign-in makes its address a known
+// device of the account.
+const knownDeviceFor = 90 * 24 * time.Hour
 
 // reserveAttempt counts a sign-in (or current-password) attempt before the
 // password is checked. It returns false when a limit is reached.
@@ -50,9 +57,29 @@ func (s *Server) reserveAttempt(c echo.Context, login string) (bool, error) {
 	return err == nil, err
 }
 
-// attemptSucceeded forgets the failures of this login from this address.
+// attemptSucceeded forgets the failures of this login from this address
+// and remembers the address as a known device of the login.
 func (s *Server) attemptSucceeded(c echo.Context, login string) error {
-	return s.db.ClearLoginFailures(c.Request().Context(), rateLogin(login), c.RealIP())
+	return s.db.LoginSucceeded(c.Request().Context(), rateLogin(login), c.RealIP(), time.Now(), knownDeviceFor)
+}
+
+// Registration limit: attempts that pass the form checks, per address (IPv6
+// by /64). It bounds account creation, password hashing and probing for
+// taken login names from one machine.
+const (
+	registerWindow = time.Hour
+	registerLimit  = 10
+)
+
+// reserveRegistration counts a registration attempt from this address. It
+// returns false, with Retry-After set, when the limit is reached.
+func (s *Server) reserveRegistration(c echo.Context) (bool, error) {
+	err := s.db.ReserveAction(c.Request().Context(), store.ActionRegister, c.RealIP(), time.Now(), registerWindow, registerLimit)
+	if errors.Is(err, store.ErrRateLimited) {
+		c.Response().Header().Set("Retry-After", strconv.Itoa(int(registerWindow/time.Second)))
+		return false, nil
+	}
+	return err == nil, err
 }
 
 // rateLogin is the key a login name is counted under: the name as sign-in

@@ -12,6 +12,7 @@ import (
 // routes in its file: accounts.go, study.go, admin_import.go, admin_ingest.go.
 func (s *Server) routes() {
 	e := s.echo
+	e.Pre(s.pre()...)
 	e.Use(s.middleware()...)
 
 	getHead := []string{http.MethodGet, http.MethodHead}

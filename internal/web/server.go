@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"sync"
 
@@ -25,6 +26,10 @@ type Config struct {
 	// Password sets the argon2id costs of new password hashes; zero values
 	// mean DefaultPasswordParams. Tests use cheap ones.
 	Password PasswordParams
+	// TrustedProxies are the networks of reverse proxies whose
+	// X-Forwarded-For is believed. Empty: the client address is the TCP
+	// peer and forwarding headers are ignored.
+	TrustedProxies []*net.IPNet
 }
 
 // Server is kubequiz's HTTP handler.
@@ -34,9 +39,11 @@ type Server struct {
 	log    *slog.Logger
 	assets *static.Assets
 	echo   *echo.Echo
+	// passwords hashes and checks every password of the web pages.
+	passwords *hasher
 
-	// Background work (changelog parse jobs) runs under bg and is waited
-	// for by Close.
+	// Background work (changelog parse jobs, the session purge) runs under
+	// bg and is waited for by Close.
 	bg     context.Context
 	stopBG context.CancelFunc
 	bgWG   sync.WaitGroup
@@ -51,13 +58,28 @@ func New(cfg Config, db *store.DB, log *slog.Logger) (*Server, error) {
 	e := echo.New()
 	e.HideBanner = true
 	e.HidePort = true
-	// Trust no proxy header for the client address: rate limits and logs use the peer.
-	e.IPExtractor = echo.ExtractIPDirect()
+	e.IPExtractor = ipExtractor(cfg.TrustedProxies)
 	s := &Server{cfg: cfg, db: db, log: log, assets: assets, echo: e}
 	s.bg, s.stopBG = context.WithCancel(context.Background())
 	e.HTTPErrorHandler = s.handleError
 	s.routes()
 	return s, nil
+}
+
+// ipExtractor returns how the client address is found. Rate limits and logs
+// use it, so clients must not be able to choose it: without trusted proxies
+// it is the TCP peer; with them, the nearest X-Forwarded-For address that is
+// not one of those proxies, and only when the peer is one of them. echo's
+// default trust of loopback, link-local and private peers is turned off.
+func ipExtractor(trusted []*net.IPNet) echo.IPExtractor {
+	if len(trusted) == 0 {
+		return echo.ExtractIPDirect()
+	}
+	opts := []echo.TrustOption{echo.TrustLoopback(false), echo.TrustLinkLocal(false), echo.TrustPrivateNet(false)}
+	for _, n := range trusted {
+		opts = append(opts, echo.TrustIPRange(n))
+	}
+	return echo.ExtractIPFromXFFHeader(opts...)
 }
 
 // Close cancels background jobs and waits for them to end. Call it after the
@@ -76,6 +98,7 @@ func (s *Server) page(c echo.Context, title string) views.Page {
 		Title:   title,
 		CSS:     []string{s.assets.URL(static.Pico), s.assets.URL(static.AppCSS)},
 		Scripts: []string{s.assets.URL(static.HTMX), s.assets.URL(static.AppJS)},
+		Icon:    s.assets.URL(static.Favicon),
 	}
 	if tok, ok := c.Get(csrfContextKey).(string); ok {
 		p.CSRFToken = tok

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"errors"
 	"net/http"
 	"time"
 
@@ -101,6 +102,9 @@ func (s *Server) answer(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if f.scope != "" && f.scope != card.Question.DeckSlug {
+		return echo.ErrNotFound // a deck the study page cannot have sent
+	}
 	resp := parseResponse(form, card.Question.Question)
 	v := feedback(f, card, resp, s.page(c, "").CSRFToken, now)
 	return s.renderStudy(c, v.Scope, views.StudyAnswered(v))
@@ -121,6 +125,10 @@ func (s *Server) grade(c echo.Context) error {
 	now := time.Now()
 	in.review.UserID, in.review.At = u.ID, now
 	rec, err := s.db.RecordReview(c.Request().Context(), in.review)
+	if errors.Is(err, quiz.ErrInvalid) {
+		// An answer that does not fit the question: the form was not ours.
+		return echo.NewHTTPError(http.StatusUnprocessableEntity).SetInternal(err)
+	}
 	if err != nil {
 		return err
 	}

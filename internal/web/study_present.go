@@ -5,7 +5,9 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	mrand "math/rand/v2"
 	"net/http"
 	"net/url"
@@ -122,18 +124,21 @@ func bindGradeForm(c echo.Context) (gradeForm, error) {
 	}
 	resp, err := decodeResponse(c.FormValue("answer"))
 	if err != nil {
-		return bad(err)
+		return gradeForm{}, echo.NewHTTPError(http.StatusUnprocessableEntity).SetInternal(err)
 	}
 	elapsed, err := strconv.ParseInt(c.FormValue("ms"), 10, 64)
 	if err != nil {
 		return bad(fmt.Errorf("grade form: bad duration: %w", err))
 	}
+	// Clamp before converting: a huge count of milliseconds would overflow.
+	elapsed = min(max(elapsed, 0), maxDuration.Milliseconds())
 	return gradeForm{form: f, review: store.Review{
 		QuestionID: f.questionID,
 		RequestID:  f.presentationID,
 		Rating:     fsrs.Rating(rating),
 		Response:   resp,
-		Duration:   min(max(time.Duration(elapsed)*time.Millisecond, 0), maxDuration),
+		Deck:       f.scope,
+		Duration:   time.Duration(elapsed) * time.Millisecond,
 	}}, nil
 }
 
@@ -211,23 +216,36 @@ func encodeResponse(r quiz.Response) string {
 	return string(b)
 }
 
-// decodeResponse reads the answer carried by the grade form, bounding its
-// size; whether it is right is decided again by the store.
+// decodeResponse reads the answer carried by the grade form: one JSON
+// object of quiz.Response's fields and nothing else, bounded in size, with
+// texts as parseResponse leaves them. Whether it fits the question (indices
+// in range, the fields of its type) is checked by the store, and whether it
+// is right is decided there again.
 func decodeResponse(s string) (quiz.Response, error) {
-	r := quiz.Response{Choice: -1}
+	none := quiz.Response{Choice: -1}
 	if len(s) > maxAnswerJSON {
-		return r, fmt.Errorf("answer of %d bytes", len(s))
+		return none, fmt.Errorf("answer of %d bytes", len(s))
 	}
 	dec := json.NewDecoder(strings.NewReader(s))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&r); err != nil {
-		return quiz.Response{Choice: -1}, fmt.Errorf("decode answer: %w", err)
+	r := none
+	p := &r // JSON null sets p to nil
+	if err := dec.Decode(&p); err != nil {
+		return none, fmt.Errorf("decode answer: %w", err)
+	}
+	if p == nil {
+		return none, errors.New("decode answer: null")
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return none, errors.New("decode answer: data after the answer")
 	}
 	if len(r.Selected) > maxAnswerParts || len(r.Order) > maxAnswerParts || len(r.Texts) > maxAnswerParts {
-		return quiz.Response{Choice: -1}, fmt.Errorf("answer lists too long")
+		return none, fmt.Errorf("answer lists too long")
 	}
-	for i, t := range r.Texts {
-		r.Texts[i] = clip(t)
+	for _, t := range r.Texts {
+		if t != clip(t) {
+			return none, errors.New("decode answer: text too long or not UTF-8")
+		}
 	}
 	return r, nil
 }

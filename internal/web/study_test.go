@@ -449,7 +449,7 @@ func TestStudyOwnership(t *testing.T) {
 		{"bad rating", "/study/grade", answerForm(env.q["single"], newPresentationID(),
 			url.Values{"answer": {`{"Choice":0}`}, "rating": {"7"}, "ms": {"0"}}), 400},
 		{"answer with unknown fields", "/study/grade", answerForm(env.q["single"], newPresentationID(),
-			url.Values{"answer": {`{"Correct":true}`}, "rating": {"3"}, "ms": {"0"}}), 400},
+			url.Values{"answer": {`{"Correct":true}`}, "rating": {"3"}, "ms": {"0"}}), 422},
 		{"unknown deck", "/decks/nope/subscription", url.Values{"subscribed": {"1"}}, 404},
 	}
 	for _, tt := range tests {

@@ -1,0 +1,508 @@
+// Command kqload is kubequiz's study load benchmark. It serves kubequiz on
+// loopback from a fresh temporary database with the bundled question bank
+// (or targets a server already running on this machine, -url), signs in
+// -users simulated learners and has them study for -duration, then
+// measures, in the same run, two ceilings of this machine: a bare echo
+// handler and single-row SQLite write transactions with kubequiz's settings.
+//
+//	go run ./cmd/kqload -users 64 -duration 20s
+//
+// Phases, each after -warmup unrecorded:
+//
+//	study   every learner loops: GET /study, POST /study/answer, POST /study/grade
+//	page    every learner only loads the next-card page, GET /study
+//	echo    the same client pool on a bare echo handler, GET /hello
+//	sqlite  one writer: BEGIN IMMEDIATE; INSERT one row; COMMIT
+//
+// The load generator runs in the same process and on the same cores as the
+// server. The exit status is 1 when any request failed.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"runtime/pprof"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"kubequiz/internal/store"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "kqload:", err)
+		if errors.Is(err, flag.ErrHelp) {
+			os.Exit(2)
+		}
+		os.Exit(1)
+	}
+}
+
+// config is the command line.
+type config struct {
+	users       int
+	duration    time.Duration
+	warmup      time.Duration
+	url         string
+	dbPath      string
+	seed        uint64
+	copies      int
+	phases      []string
+	json        bool
+	cpuProfile  string
+	profiled    string
+	maxRequests int64
+	think       time.Duration
+}
+
+var allPhases = []string{"study", "page", "echo", "sqlite"}
+
+// Daily limits given to the learners: high enough never to hold back a run.
+const (
+	loadNewPerDay     = 1_000_000
+	loadReviewsPerDay = 1_000_000
+)
+
+func parseConfig(args []string, stderr io.Writer) (config, error) {
+	var c config
+	var phases string
+	fs := flag.NewFlagSet("kqload", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.IntVar(&c.users, "users", 64, "simulated learners, each with its own session and connection")
+	fs.DurationVar(&c.duration, "duration", 20*time.Second, "measured time of each phase")
+	fs.DurationVar(&c.warmup, "warmup", 3*time.Second, "unrecorded time before each phase")
+	fs.StringVar(&c.url, "url", "", "a kubequiz server already running on this machine (http://127.0.0.1:PORT); learners register through /register")
+	fs.StringVar(&c.dbPath, "db", "", "with -url: that server's database file, to raise the learners' daily limits")
+	fs.Uint64Var(&c.seed, "seed", 1, "seed of the learners' answers and grades")
+	fs.IntVar(&c.copies, "copies", 3, "extra copies of the bundled decks, so that learners do not run out of new cards")
+	fs.StringVar(&phases, "phases", strings.Join(allPhases, ","), "phases to run, in this order")
+	fs.BoolVar(&c.json, "json", false, "print the results as JSON")
+	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of one phase (server and generator) to this file")
+	fs.StringVar(&c.profiled, "profile-phase", "study", "the phase -cpuprofile covers")
+	fs.Int64Var(&c.maxRequests, "max-steps", 5_000_000, "upper bound on the steps of each phase")
+	fs.DurationVar(&c.think, "think", 0, "mean pause before each request of the study phase (0: none, the server is saturated)")
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if c.users < 1 || c.users > 1000 {
+		return c, fmt.Errorf("-users %d: want 1 to 1000", c.users)
+	}
+	if c.duration <= 0 || c.duration > time.Hour || c.warmup < 0 || c.warmup > time.Hour {
+		return c, fmt.Errorf("-duration %s, -warmup %s: want up to an hour each", c.duration, c.warmup)
+	}
+	if c.copies < 0 || c.copies > 100 {
+		return c, fmt.Errorf("-copies %d: want 0 to 100", c.copies)
+	}
+	if c.think < 0 || c.think > time.Minute {
+		return c, fmt.Errorf("-think %s: want 0 to a minute", c.think)
+	}
+	if c.maxRequests < 1 {
+		return c, fmt.Errorf("-max-steps %d: want at least 1", c.maxRequests)
+	}
+	for _, p := range strings.Split(phases, ",") {
+		if !slices.Contains(allPhases, p) {
+			return c, fmt.Errorf("-phases: unknown phase %q (known: %s)", p, strings.Join(allPhases, ","))
+		}
+		c.phases = append(c.phases, p)
+	}
+	if c.url != "" {
+		if err := checkLoopback(c.url); err != nil {
+			return c, err
+		}
+		c.url = strings.TrimRight(c.url, "/")
+	} else if c.dbPath != "" {
+		return c, errors.New("-db goes with -url")
+	}
+	return c, nil
+}
+
+// checkLoopback refuses targets other than this machine's loopback.
+func checkLoopback(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme != "http" || u.Port() == "" {
+		return fmt.Errorf("-url %q: want http://127.0.0.1:PORT", raw)
+	}
+	ip := net.ParseIP(u.Hostname())
+	if ip == nil || !ip.IsLoopback() {
+		return fmt.Errorf("-url %q: only a loopback address is allowed", raw)
+	}
+	return nil
+}
+
+// report is the whole run.
+type report struct {
+	Date        string        `json:"date"`
+	Users       int           `json:"users"`
+	Think       string        `json:"think"`
+	LoadAverage string        `json:"load_average,omitempty"`
+	Duration    string        `json:"duration"`
+	Warmup      string        `json:"warmup"`
+	CPUs        int           `json:"cpus"`
+	GoMaxProcs  int           `json:"gomaxprocs"`
+	Target      string        `json:"target"`
+	Decks       int           `json:"decks"`
+	SetupSecond float64       `json:"setup_seconds"`
+	Phases      []phaseResult `json:"phases"`
+	Ratios      ratios        `json:"ratios"`
+	Errors      int           `json:"errors"`
+}
+
+type ratios struct {
+	GradeToSQLite float64 `json:"grade_to_sqlite"`
+	PageToEcho    float64 `json:"page_to_echo"`
+	GradeP99MS    float64 `json:"grade_p99_ms"`
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg, err := parseConfig(args, stderr)
+	if err != nil {
+		return err
+	}
+	dir, err := os.MkdirTemp("", "kqload-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+
+	rep := report{
+		Date: time.Now().Format(time.RFC3339), Users: cfg.users, Think: cfg.think.String(), LoadAverage: loadAverage(),
+		Duration: cfg.duration.String(), Warmup: cfg.warmup.String(),
+		CPUs: runtime.NumCPU(), GoMaxProcs: runtime.GOMAXPROCS(0),
+	}
+	transport := &http.Transport{
+		MaxIdleConns:        2 * cfg.users,
+		MaxIdleConnsPerHost: cfg.users,
+		IdleConnTimeout:     time.Minute,
+		DisableCompression:  true,
+	}
+	defer transport.CloseIdleConnections()
+
+	setupStart := time.Now()
+	base, learners, stopTarget, decks, err := setUp(ctx, cfg, dir, transport, stderr)
+	if err != nil {
+		return err
+	}
+	defer stopTarget()
+	rep.Target, rep.Decks = base, decks
+	rep.SetupSecond = time.Since(setupStart).Seconds()
+	fmt.Fprintf(stderr, "kqload: %d learners signed in to %s, subscribed to %d decks (%.1f s)\n",
+		len(learners), base, decks, rep.SetupSecond)
+
+	for _, name := range cfg.phases {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		fmt.Fprintf(stderr, "kqload: phase %s: %s warm-up, %s measured\n", name, cfg.warmup, cfg.duration)
+		stopProfile, err := startProfile(cfg, name)
+		if err != nil {
+			return err
+		}
+		res, err := runPhase(ctx, cfg, name, learners, transport, dir)
+		stopProfile()
+		if err != nil {
+			return err
+		}
+		rep.Phases = append(rep.Phases, res)
+		rep.Errors += res.Errors
+	}
+	rep.Ratios = ratios{
+		GradeToSQLite: ratio(rep.rate("study", opGrade), rep.rate("sqlite", opInsert)),
+		PageToEcho:    ratio(rep.rate("page", opPage), rep.rate("echo", opHello)),
+		GradeP99MS:    rep.phase("study").op(opGrade).P99MS,
+	}
+
+	if cfg.json {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+	} else {
+		printReport(stdout, rep)
+	}
+	if rep.Errors > 0 {
+		return fmt.Errorf("%d requests failed", rep.Errors)
+	}
+	return nil
+}
+
+func (r report) phase(name string) phaseResult {
+	for _, p := range r.Phases {
+		if p.Name == name {
+			return p
+		}
+	}
+	return phaseResult{Name: name}
+}
+
+func (r report) rate(phase, op string) float64 { return r.phase(phase).op(op).PerSec }
+
+// setUp starts the server (or checks the target), creates the learners and
+// signs them in, and subscribes each to every deck.
+func setUp(ctx context.Context, cfg config, dir string, transport http.RoundTripper, stderr io.Writer) (string, []*learner, func(), int, error) {
+	stop := func() {}
+	base := cfg.url
+	// A tag of this run keeps logins unique on a server used before.
+	tag := fmt.Sprintf("%x", time.Now().UnixNano()&0xffffff)
+	learners := make([]*learner, cfg.users)
+	for i := range learners {
+		login := fmt.Sprintf("load-%s-%03d", tag, i)
+		learners[i] = newLearner(base, login, "study load passphrase "+login, transport, cfg.seed+uint64(i))
+	}
+	if cfg.url == "" {
+		p, err := startInProcess(ctx, dir, cfg.copies, discardLogger())
+		if err != nil {
+			return "", nil, stop, 0, err
+		}
+		closeDB := func() {
+			if err := p.db.Close(); err != nil {
+				fmt.Fprintln(stderr, "kqload: close database:", err)
+			}
+		}
+		if err := p.addLearners(ctx, learners, loadNewPerDay, loadReviewsPerDay); err != nil {
+			closeDB()
+			return "", nil, stop, 0, err
+		}
+		b, stopServer, err := loopback(p.srv, discardLogger())
+		if err != nil {
+			closeDB()
+			return "", nil, stop, 0, err
+		}
+		base, stop = b, func() { stopServer(); closeDB() }
+		for _, l := range learners {
+			l.base = base
+		}
+	}
+	// Sign-ins run two at a time: the server hashes two passwords at once,
+	// and more attempts in flight from one address would meet its
+	// per-address sign-in limit.
+	err := eachOf(learners, 2, func(l *learner) error {
+		if cfg.url != "" {
+			return l.register(ctx)
+		}
+		return l.signIn(ctx)
+	})
+	if err == nil && cfg.dbPath != "" {
+		err = raiseLimits(ctx, cfg.dbPath, learners, loadNewPerDay, loadReviewsPerDay)
+	}
+	if err == nil && cfg.url != "" && cfg.dbPath == "" {
+		fmt.Fprintln(stderr, "kqload: without -db the learners keep the default daily limits (20 new cards); the queue may run dry")
+	}
+	var decks atomic.Int64
+	if err == nil {
+		err = eachOf(learners, 8, func(l *learner) error {
+			n, err := l.subscribeAll(ctx)
+			if n == 0 && err == nil {
+				err = fmt.Errorf("%s: no deck to subscribe to", l.login)
+			}
+			decks.Store(int64(n)) // the same for every learner
+			return err
+		})
+	}
+	if err != nil {
+		stop()
+		return "", nil, func() {}, 0, err
+	}
+	return base, learners, stop, int(decks.Load()), nil
+}
+
+// eachOf runs fn for every learner, n at a time, and returns the first error.
+func eachOf(ls []*learner, n int, fn func(*learner) error) error {
+	errs := make([]error, len(ls))
+	sem := make(chan struct{}, n)
+	done := make(chan struct{})
+	for i, l := range ls {
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; done <- struct{}{} }()
+			errs[i] = fn(l)
+		}()
+	}
+	for range ls {
+		<-done
+	}
+	return errors.Join(errs...)
+}
+
+// runPhase runs one named phase.
+func runPhase(ctx context.Context, cfg config, name string, ls []*learner, transport http.RoundTripper, dir string) (phaseResult, error) {
+	switch name {
+	case "study":
+		for _, l := range ls {
+			l.think = cfg.think
+		}
+		defer func() {
+			for _, l := range ls {
+				l.think = 0
+			}
+		}()
+		return warmAndMeasure(ctx, name, len(ls), cfg.warmup, cfg.duration, cfg.maxRequests,
+			func(ctx context.Context, w int, rec *recorder) error { return ls[w].studyOnce(ctx, rec) },
+			opPage, opAnswer, opGrade), nil
+	case "page":
+		return warmAndMeasure(ctx, name, len(ls), cfg.warmup, cfg.duration, cfg.maxRequests,
+			func(ctx context.Context, w int, rec *recorder) error { return ls[w].pageOnce(ctx, rec) },
+			opPage), nil
+	case "echo":
+		base, stop, err := loopback(bareEcho(), discardLogger())
+		if err != nil {
+			return phaseResult{}, err
+		}
+		defer stop()
+		clients := make([]*learner, len(ls))
+		for i := range clients {
+			clients[i] = newLearner(base, "", "", transport, 0)
+		}
+		return warmAndMeasure(ctx, name, len(ls), cfg.warmup, cfg.duration, cfg.maxRequests,
+			func(ctx context.Context, w int, rec *recorder) error { return clients[w].hello(ctx, rec) },
+			opHello), nil
+	case "sqlite":
+		return sqliteCeiling(ctx, cfg, filepath.Join(dir, "ceiling.db"))
+	}
+	return phaseResult{}, fmt.Errorf("unknown phase %q", name)
+}
+
+// hello is one request to the bare echo handler.
+func (l *learner) hello(ctx context.Context, rec *recorder) error {
+	start := time.Now()
+	code, err := l.send(ctx, http.MethodGet, "/hello", nil, false)
+	if err == nil {
+		err = expect(opHello, code, http.StatusOK, l.body.Bytes())
+	}
+	if err != nil {
+		rec.fail(opHello, err)
+		return err
+	}
+	rec.observe(opHello, time.Since(start))
+	return nil
+}
+
+// sqliteCeiling commits single-row write transactions from one writer on a
+// fresh file with kubequiz's DSN.
+func sqliteCeiling(ctx context.Context, cfg config, path string) (phaseResult, error) {
+	p, err := store.OpenWriteProbe(ctx, path)
+	if err != nil {
+		return phaseResult{}, err
+	}
+	defer p.Close()
+	limit := int(min(cfg.maxRequests, 1<<31-1))
+	if _, err := p.Run(ctx, time.Now().Add(cfg.warmup), limit, nil); err != nil {
+		return phaseResult{}, err
+	}
+	rec := newRecorder()
+	cpu := cpuTime()
+	start := time.Now()
+	_, err = p.Run(ctx, start.Add(cfg.duration), limit, func(d time.Duration) { rec.observe(opInsert, d) })
+	elapsed := time.Since(start)
+	if err != nil {
+		rec.fail(opInsert, err)
+	}
+	res := summarise("sqlite", elapsed, []*recorder{rec}, opInsert)
+	res.CPUSeconds = (cpuTime() - cpu).Seconds()
+	return res, nil
+}
+
+// loadAverage is the machine's 1, 5 and 15 minute load averages, where the
+// system tells them.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
+}
+
+// startProfile starts the CPU profile when this phase is the profiled one.
+func startProfile(cfg config, phase string) (func(), error) {
+	if cfg.cpuProfile == "" || cfg.profiled != phase {
+		return func() {}, nil
+	}
+	f, err := os.Create(cfg.cpuProfile)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
+
+// Goals from the issue "Study in the browser".
+const (
+	goalGradeToSQLite   = 0.25
+	targetGradeToSQLite = 0.5
+	goalPageToEcho      = 0.3
+	goalGradeP99MS      = 50
+)
+
+func printReport(w io.Writer, r report) {
+	fmt.Fprintf(w, "kqload %s: %d learners, %s per phase after %s warm-up, %d decks, target %s\n",
+		r.Date, r.Users, r.Duration, r.Warmup, r.Decks, r.Target)
+	fmt.Fprintf(w, "load generator and server share this machine's %d CPUs (GOMAXPROCS %d); load average at start %s\n",
+		r.CPUs, r.GoMaxProcs, r.LoadAverage)
+	fmt.Fprintf(w, "think time in the study phase: %s\n\n", r.Think)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "phase\trequest\tcount\tper s\tp50 ms\tp95 ms\tp99 ms\tmax ms\terrors\tCPU µs/op\t")
+	for _, p := range r.Phases {
+		for i, o := range p.Ops {
+			errs, cpu := "", ""
+			if i == 0 {
+				errs = fmt.Sprint(p.Errors)
+			}
+			if i == len(p.Ops)-1 {
+				cpu = fmt.Sprintf("%.0f", p.cpuPerOp())
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%.0f\t%s\t%s\t%s\t%s\t%s\t%s\t\n", p.Name, o.Op, o.Count, o.PerSec,
+				fmtMS(o.P50MS), fmtMS(o.P95MS), fmtMS(o.P99MS), fmtMS(o.MaxMS), errs, cpu)
+		}
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+	has := func(name string) bool {
+		return slices.ContainsFunc(r.Phases, func(p phaseResult) bool { return p.Name == name })
+	}
+	if has("study") && has("sqlite") {
+		fmt.Fprintf(w, "reviews/s ÷ SQLite write ceiling  %.3f  (goal ≥ %.2f, aim %.2f): %s\n",
+			r.Ratios.GradeToSQLite, goalGradeToSQLite, targetGradeToSQLite, verdict(r.Ratios.GradeToSQLite >= goalGradeToSQLite))
+	}
+	if has("page") && has("echo") {
+		fmt.Fprintf(w, "next-card pages/s ÷ bare echo     %.3f  (goal ≥ %.2f): %s\n",
+			r.Ratios.PageToEcho, goalPageToEcho, verdict(r.Ratios.PageToEcho >= goalPageToEcho))
+	}
+	if has("study") {
+		fmt.Fprintf(w, "grade p99 at %d learners          %.1f ms  (goal < %d ms): %s\n",
+			r.Users, r.Ratios.GradeP99MS, goalGradeP99MS, verdict(r.Ratios.GradeP99MS < goalGradeP99MS))
+	}
+	fmt.Fprintf(w, "errors                            %d  (goal 0): %s\n", r.Errors, verdict(r.Errors == 0))
+	for _, p := range r.Phases {
+		for _, s := range p.Sample {
+			fmt.Fprintf(w, "  %s: %s\n", p.Name, s)
+		}
+	}
+}

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestRun runs every phase briefly against an in-process server: learners
+// sign in, subscribe and study without a failed request, and the report
+// has figures for each phase.
+func TestRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("signs in with production password costs and runs four phases")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var out, errOut bytes.Buffer
+	err := run(ctx, []string{"-users", "3", "-duration", "300ms", "-warmup", "100ms", "-copies", "0", "-json"}, &out, &errOut)
+	if err != nil {
+		t.Fatalf("run: %v\nstderr:\n%s\nstdout:\n%s", err, errOut.String(), out.String())
+	}
+	var rep report
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatalf("report: %v\n%s", err, out.String())
+	}
+	if rep.Users != 3 || rep.Decks != 4 || rep.Errors != 0 {
+		t.Errorf("users %d, decks %d, errors %d; want 3, 4, 0", rep.Users, rep.Decks, rep.Errors)
+	}
+	for _, c := range []struct{ phase, op string }{
+		{"study", opPage}, {"study", opAnswer}, {"study", opGrade},
+		{"page", opPage}, {"echo", opHello}, {"sqlite", opInsert},
+	} {
+		o := rep.phase(c.phase).op(c.op)
+		if o.Count == 0 || o.PerSec <= 0 || o.P50MS <= 0 || o.P99MS < o.P50MS {
+			t.Errorf("%s %s: %+v; want requests with latencies", c.phase, c.op, o)
+		}
+	}
+	if rep.Ratios.GradeToSQLite <= 0 || rep.Ratios.PageToEcho <= 0 {
+		t.Errorf("ratios %+v; want both above 0", rep.Ratios)
+	}
+}
+
+func TestParseConfig(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		wantErr string
+	}{
+		{"defaults", nil, ""},
+		{"loopback target", []string{"-url", "http://127.0.0.1:8080/"}, ""},
+		{"other host", []string{"-url", "http://192.0.2.1:8080"}, "only a loopback address"},
+		{"host name", []string{"-url", "http://example.com:8080"}, "only a loopback address"},
+		{"no port", []string{"-url", "http://127.0.0.1"}, "want http://127.0.0.1:PORT"},
+		{"db without url", []string{"-db", "x.db"}, "-db goes with -url"},
+		{"unknown phase", []string{"-phases", "study,nap"}, "unknown phase"},
+		{"no users", []string{"-users", "0"}, "want 1 to 1000"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := parseConfig(tt.args, &bytes.Buffer{})
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Fatalf("parseConfig: %v", err)
+				}
+				if c.users != 64 || c.duration != 20*time.Second || !slices.Equal(c.phases, allPhases) {
+					t.Errorf("config %+v; want 64 users, 20s, every phase", c)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("parseConfig = %v; want an error with %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+// gradePage is a grade form as views.StudyAnswered renders it.
+const gradePage = `<section id="study"><article class="feedback right">…</article>
+<form method="post" action="/study/grade" hx-post="/study/grade" hx-target="#study" hx-swap="outerHTML show:window:top" class="study-grade">
+<input type="hidden" name="_csrf" value="tok"><input type="hidden" name="q" value="12"><input type="hidden" name="p" value="0123456789abcdef0123456789abcdef">
+<input type="hidden" name="d" value=""><input type="hidden" name="t" value="1700000000000">
+<input type="hidden" name="answer" value="{&#34;choice&#34;:2}"><input type="hidden" name="ms" value="900">
+<fieldset><div class="grades">
+<button type="submit" name="rating" value="1" aria-pressed="false" class="outline">Again <small>1分</small></button>
+<button type="submit" name="rating" value="3" aria-pressed="true" autofocus>Good <small>10分</small></button>
+</div></fieldset></form></section>`
+
+// questionPage has an answer form with each kind of control.
+const questionPage = `<form method="post" action="/logout"><input type="hidden" name="_csrf" value="tok"></form>
+<form method="post" action="/study/answer" hx-post="/study/answer" class="study-answer">
+<input type="hidden" name="q" value="7"><input type="hidden" name="revealed" value="1"/>
+<label><input type="radio" name="choice" value="2" autofocus> a &lt;b&gt;</label><label><input type="radio" name="choice" value="0"> c</label>
+<input type="checkbox" name="sel" value="1"><input type="text" name="gap" autocomplete="off"><input type="text" name="gap">
+<select name="pos-0"><option value="1">1</option><option value="2" selected>2</option></select>
+<button type="submit">回答する</button></form>`
+
+func TestParseForms(t *testing.T) {
+	g := parseForms([]byte(gradePage), markGradeForm)
+	if len(g) != 1 {
+		t.Fatalf("grade forms: %d, want 1", len(g))
+	}
+	f := g[0]
+	if f.action != "/study/grade" || f.hidden.Get("answer") != `{"choice":2}` || f.hidden.Get("p") != "0123456789abcdef0123456789abcdef" ||
+		f.hidden.Get("_csrf") != "tok" || f.hidden.Get("ms") != "900" {
+		t.Errorf("grade form %+v", f)
+	}
+	if len(f.buttons) != 2 || f.buttons[1] != (button{name: "rating", value: "3", pressed: true}) || f.buttons[0].pressed {
+		t.Errorf("buttons %+v", f.buttons)
+	}
+
+	q := parseForms([]byte(questionPage), markAnswerForm)
+	if len(q) != 1 {
+		t.Fatalf("answer forms: %d, want 1", len(q))
+	}
+	f = q[0]
+	if f.hidden.Get("q") != "7" || f.hidden.Get("revealed") != "1" || f.hidden.Has("_csrf") {
+		t.Errorf("hidden fields %v (the sign-out form's token is not this form's)", f.hidden)
+	}
+	if !slices.Equal(f.radios["choice"], []string{"2", "0"}) || !slices.Equal(f.checks["sel"], []string{"1"}) ||
+		!slices.Equal(f.texts, []string{"gap", "gap"}) || len(f.selects) != 1 || f.selects[0] != (selectField{"pos-0", "2"}) {
+		t.Errorf("controls: radios %v, checks %v, texts %v, selects %v", f.radios, f.checks, f.texts, f.selects)
+	}
+	if len(parseForms([]byte(questionPage), markGradeForm)) != 0 {
+		t.Error("found a grade form in a question page")
+	}
+}

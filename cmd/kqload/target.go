@@ -1,0 +1,199 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"path"
+	"path/filepath"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"kubequiz/internal/bank"
+	"kubequiz/internal/quiz"
+	"kubequiz/internal/store"
+	"kubequiz/internal/web"
+	"kubequiz/questions"
+)
+
+// loopback serves h on 127.0.0.1 with a free port, with the timeouts of
+// kubequiz serve, until stop is called.
+func loopback(h http.Handler, log *slog.Logger) (base string, stop func(), err error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, fmt.Errorf("listen: %w", err)
+	}
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error("serve", "err", err)
+		}
+	}()
+	stop = func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(ctx)
+		<-done
+	}
+	return "http://" + ln.Addr().String(), stop, nil
+}
+
+// bareEcho is the ceiling for pages: echo with no middleware and a handler
+// that returns a short string.
+func bareEcho() http.Handler {
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.GET("/hello", func(c echo.Context) error { return c.String(http.StatusOK, "Hello, World!") })
+	return e
+}
+
+// inProcess is a kubequiz server on a fresh database in dir, with the
+// bundled question bank imported copies+1 times (each copy a deck of its
+// own), so that the learners do not run out of new cards.
+type inProcess struct {
+	db  *store.DB
+	srv *web.Server
+}
+
+func startInProcess(ctx context.Context, dir string, copies int, log *slog.Logger) (*inProcess, error) {
+	db, err := store.Open(ctx, filepath.Join(dir, "kubequiz.db"))
+	if err != nil {
+		return nil, err
+	}
+	files, err := bundledBank(copies)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	if _, err := db.ImportBank(ctx, files, store.ImportOptions{Actor: "bundled", Now: time.Now()}); err != nil {
+		db.Close()
+		return nil, err
+	}
+	// Production password costs: creating and signing in the learners
+	// takes a few seconds, all before the timed phases.
+	srv, err := web.New(web.Config{}, db, log)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	return &inProcess{db: db, srv: srv}, nil
+}
+
+// bundledBank decodes the embedded question files and adds copies of each
+// deck under other slugs.
+func bundledBank(copies int) ([]bank.Decoded, error) {
+	fsys := questions.FS()
+	names, err := fs.Glob(fsys, "*.yaml")
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(names)
+	var inputs []bank.Input
+	for _, n := range names {
+		b, err := fs.ReadFile(fsys, n)
+		if err != nil {
+			return nil, err
+		}
+		inputs = append(inputs, bank.Input{Name: path.Join("questions", n), Data: b})
+	}
+	decoded, err := bank.DecodeAll(inputs)
+	if err != nil {
+		return nil, fmt.Errorf("bundled question bank: %w", err)
+	}
+	out := append([]bank.Decoded(nil), decoded...)
+	for c := 1; c <= copies; c++ {
+		for _, d := range decoded {
+			f := *d.File
+			f.Name = fmt.Sprintf("%s (copy %d)", f.Name, c)
+			f.Deck.Slug = fmt.Sprintf("%s-copy-%d", f.Deck.Slug, c)
+			f.Deck.Title = fmt.Sprintf("%s (copy %d)", f.Deck.Title, c)
+			out = append(out, bank.Decoded{File: &f, SHA256: fmt.Sprintf("%s-copy-%d", d.SHA256, c)})
+		}
+	}
+	return out, nil
+}
+
+// addLearners creates the learners' accounts with production password
+// hashes (two at a time, the server's own cap) and raises their daily
+// limits so that the run is never held back by them.
+func (p *inProcess) addLearners(ctx context.Context, ls []*learner, newPerDay, reviewsPerDay int) error {
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		first error
+	)
+	next := make(chan *learner)
+	for range 2 {
+		wg.Go(func() {
+			for l := range next {
+				err := p.addLearner(ctx, l, newPerDay, reviewsPerDay)
+				if err != nil {
+					mu.Lock()
+					first = cmpErr(first, err)
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	for _, l := range ls {
+		next <- l
+	}
+	close(next)
+	wg.Wait()
+	return first
+}
+
+func (p *inProcess) addLearner(ctx context.Context, l *learner, newPerDay, reviewsPerDay int) error {
+	u, err := p.srv.CreateUser(ctx, l.login, l.login, l.password, quiz.RoleMember)
+	if err != nil {
+		return err
+	}
+	return p.db.SetStudyLimits(ctx, u.ID, newPerDay, reviewsPerDay)
+}
+
+func cmpErr(first, err error) error {
+	if first != nil {
+		return first
+	}
+	return err
+}
+
+// raiseLimits sets the daily limits of existing accounts in the database
+// file of a server run apart (-url with -db).
+func raiseLimits(ctx context.Context, dbPath string, ls []*learner, newPerDay, reviewsPerDay int) error {
+	db, err := store.Open(ctx, dbPath)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	for _, l := range ls {
+		c, err := db.Credentials(ctx, l.login)
+		if err != nil {
+			return err
+		}
+		if err := db.SetStudyLimits(ctx, c.User.ID, newPerDay, reviewsPerDay); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// discardLogger formats log records as the server would and drops them.
+func discardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }

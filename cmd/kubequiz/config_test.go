@@ -1,0 +1,47 @@
+package main
+
+import (
+	"errors"
+	"io"
+	"strings"
+	"testing"
+)
+
+func TestTrustedProxyConfig(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		env     func(string) string
+		want    []string // networks, as net.IPNet.String
+		wantErr string
+	}{
+		{"default: none", []string{}, env(), nil, ""},
+		{"flag", []string{"-trusted-proxy", "10.0.0.0/8, 2001:db8::/32"}, env(), []string{"10.0.0.0/8", "2001:db8::/32"}, ""},
+		{"environment", []string{}, env("KUBEQUIZ_TRUSTED_PROXY", "192.0.2.10"), []string{"192.0.2.10/32"}, ""},
+		{"flag over environment", []string{"-trusted-proxy", "::1"}, env("KUBEQUIZ_TRUSTED_PROXY", "10.0.0.0/8"), []string{"::1/128"}, ""},
+		{"bad CIDR", []string{"-trusted-proxy", "10.0.0.0/33"}, env(), nil, "trusted-proxy"},
+		{"not an address", []string{"-trusted-proxy", "proxy.local"}, env(), nil, "trusted-proxy"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := serveConfig(tt.args, tt.env, io.Discard)
+			if tt.wantErr != "" {
+				var ue usageError
+				if !errors.As(err, &ue) || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want a usage error about %s", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, n := range c.TrustedProxies {
+				got = append(got, n.String())
+			}
+			if strings.Join(got, ",") != strings.Join(tt.want, ",") {
+				t.Errorf("trusted proxies = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

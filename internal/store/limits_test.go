@@ -1,0 +1,189 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"kubequiz/internal/bank"
+	"kubequiz/internal/fsrs"
+	"kubequiz/internal/quiz"
+)
+
+func TestKnownDeviceSparesAccountLimit(t *testing.T) {
+	db := newTestDB(t)
+	ctx := context.Background()
+	start := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	lim := LoginLimits{Window: 15 * time.Minute, PerAccountIP: 3, PerIP: 100, PerAccount: 4, KnownFor: 90 * 24 * time.Hour}
+	try := func(ip string, at time.Time) error { return db.ReserveLoginAttempt(ctx, "alice", ip, at, lim) }
+
+	// Alice signed in from her laptop and from an IPv6 /64 ten days ago.
+	for _, ip := range []string{"192.0.2.9", "2001:db8:1:2::1"} {
+		if err := db.LoginSucceeded(ctx, "Alice", ip, start.Add(-10*24*time.Hour), lim.KnownFor); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Failures from elsewhere fill the account's limit.
+	for i := range lim.PerAccount {
+		if err := try(fmt.Sprintf("198.51.100.%d", i+1), start); err != nil {
+			t.Fatalf("failure %d: %v", i+1, err)
+		}
+	}
+	tests := []struct {
+		name string
+		ip   string
+		at   time.Time
+		want error
+	}{
+		{"unknown address", "198.51.100.99", start, ErrRateLimited},
+		{"known address", "192.0.2.9", start, nil},
+		{"same IPv6 /64", "2001:db8:1:2::99", start, nil},
+		{"other IPv6 /64", "2001:db8:1:3::1", start, ErrRateLimited},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := try(tt.ip, tt.at); !errors.Is(err, tt.want) && err != tt.want {
+				t.Errorf("attempt from %s = %v, want %v", tt.ip, err, tt.want)
+			}
+		})
+	}
+	// The per-pair limit still holds for a known address.
+	if err := try("192.0.2.9", start); err != nil {
+		t.Fatalf("2nd attempt from the known address: %v", err)
+	}
+	if err := try("192.0.2.9", start); err != nil {
+		t.Fatalf("3rd attempt from the known address: %v", err)
+	}
+	if err := try("192.0.2.9", start); !errors.Is(err, ErrRateLimited) {
+		t.Errorf("4th attempt from the known address = %v, want ErrRateLimited", err)
+	}
+
+	// A device not seen for longer than KnownFor is no longer known; a
+	// success clears the pair's failures and renews it.
+	later := start.Add(100 * 24 * time.Hour)
+	for i := range lim.PerAccount {
+		if err := try(fmt.Sprintf("198.51.100.%d", i+1), later); err != nil {
+			t.Fatalf("later failure %d: %v", i+1, err)
+		}
+	}
+	if err := try("2001:db8:1:2::1", later); !errors.Is(err, ErrRateLimited) {
+		t.Errorf("device last seen 110 days ago = %v, want ErrRateLimited", err)
+	}
+	if err := db.LoginSucceeded(ctx, "alice", "192.0.2.9", later, lim.KnownFor); err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := db.LoginFailures(ctx, "alice", "192.0.2.9", later.Add(-time.Hour)); c.AccountIP != 0 {
+		t.Errorf("failures of the pair after success = %d, want 0", c.AccountIP)
+	}
+	if n := countRows(t, db, `SELECT count(*) FROM login_devices`); n != 1 {
+		t.Errorf("login_devices rows = %d, want 1 (the expired one dropped)", n)
+	}
+}
+
+func TestReserveAction(t *testing.T) {
+	db := newTestDB(t)
+	ctx := context.Background()
+	start := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	try := func(ip string, at time.Time) error {
+		return db.ReserveAction(ctx, ActionRegister, ip, at, time.Hour, 2)
+	}
+	for i := range 2 {
+		if err := try("192.0.2.1", start.Add(time.Duration(i)*time.Minute)); err != nil {
+			t.Fatalf("attempt %d: %v", i+1, err)
+		}
+	}
+	if err := try("192.0.2.1", start.Add(2*time.Minute)); !errors.Is(err, ErrRateLimited) {
+		t.Errorf("3rd attempt = %v, want ErrRateLimited", err)
+	}
+	if err := try("192.0.2.2", start.Add(2*time.Minute)); err != nil {
+		t.Errorf("another address: %v", err)
+	}
+	if err := try("192.0.2.1", start.Add(time.Hour)); err != nil {
+		t.Errorf("after the first left the window: %v", err)
+	}
+	// Refused attempts are not counted, and old ones are dropped.
+	if n := countRows(t, db, `SELECT count(*) FROM rate_events`); n != 3 {
+		t.Errorf("rate_events rows = %d, want 3", n)
+	}
+}
+
+func TestLoginTaken(t *testing.T) {
+	db := newTestDB(t)
+	ctx := context.Background()
+	newTestUser(t, db, "alice", quiz.RoleMember)
+	for login, want := range map[string]bool{"alice": true, "ALICE": true, "bob": false} {
+		if got, err := db.LoginTaken(ctx, login); err != nil || got != want {
+			t.Errorf("LoginTaken(%q) = %v, %v; want %v", login, got, err, want)
+		}
+	}
+}
+
+func TestImportUploadOnce(t *testing.T) {
+	db := newTestDB(t)
+	ctx := context.Background()
+	now := time.Now()
+	admin := newTestUser(t, db, "admin", quiz.RoleAdmin)
+	other := newTestUser(t, db, "other", quiz.RoleAdmin)
+	src := deckYAML("deck-a", 3, nil)
+	id, err := db.SaveUpload(ctx, admin.ID, "yaml", []UploadedFile{{Name: "a.yaml", Data: []byte(src)}}, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := []bank.Decoded{decodeFile(t, "a.yaml", src)}
+	opt := ImportOptions{Actor: "admin", Now: now}
+	if _, err := db.ImportUpload(ctx, id, other.ID, files, opt); !errors.Is(err, quiz.ErrNotFound) {
+		t.Errorf("another admin's upload = %v, want ErrNotFound", err)
+	}
+	res, err := db.ImportUpload(ctx, id, admin.ID, files, opt)
+	if err != nil || len(res) != 1 || len(res[0].Plan.Added) != 3 {
+		t.Fatalf("first apply = %+v, %v", res, err)
+	}
+	if _, err := db.ImportUpload(ctx, id, admin.ID, files, opt); !errors.Is(err, quiz.ErrNotFound) {
+		t.Errorf("second apply = %v, want ErrNotFound", err)
+	}
+	if runs, err := db.ImportRuns(ctx, 10); err != nil || len(runs) != 1 {
+		t.Errorf("import runs = %d, %v; want 1", len(runs), err)
+	}
+	if _, err := db.Upload(ctx, id, admin.ID, "yaml", now); !errors.Is(err, quiz.ErrNotFound) {
+		t.Errorf("upload after apply = %v, want ErrNotFound", err)
+	}
+}
+
+func TestRecordReviewChecksDeckAndAnswer(t *testing.T) {
+	db := newTestDB(t)
+	ctx := context.Background()
+	now := time.Now()
+	user := addStudyUser(t, db, "learner", studyUserOpts{})
+	deck := addStudyDeck(t, db, "deck-a", "1.36")
+	addStudyDeck(t, db, "deck-b", "1.36")
+	q := addStudyQuestion(t, db, deck, 0, quiz.Published, sampleQuestion("q1"))
+	tests := []struct {
+		name string
+		deck string
+		resp quiz.Response
+		want error
+	}{
+		{"another deck", "deck-b", quiz.Response{Choice: 0}, quiz.ErrNotFound},
+		{"unknown deck", "no-such-deck", quiz.Response{Choice: 0}, quiz.ErrNotFound},
+		{"choice out of range", "deck-a", quiz.Response{Choice: 99}, quiz.ErrInvalid},
+		{"fields of another type", "deck-a", quiz.Response{Choice: 0, Texts: []string{"x"}}, quiz.ErrInvalid},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := db.RecordReview(ctx, Review{UserID: user, QuestionID: q, RequestID: fmt.Sprintf("req-%d", i),
+				Rating: fsrs.Good, Response: tt.resp, Deck: tt.deck, At: now})
+			if !errors.Is(err, tt.want) {
+				t.Errorf("RecordReview = %v, want %v", err, tt.want)
+			}
+		})
+	}
+	if n := countRows(t, db, `SELECT count(*) FROM review_log`); n != 0 {
+		t.Errorf("review_log rows = %d, want 0", n)
+	}
+	if _, err := db.RecordReview(ctx, Review{UserID: user, QuestionID: q, RequestID: "ok", Rating: fsrs.Good,
+		Response: quiz.Response{Choice: -1}, Deck: "deck-a", At: now}); err != nil {
+		t.Errorf("a normal review: %v", err)
+	}
+}

@@ -1,0 +1,491 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime/multipart"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"kubequiz/internal/quiz"
+	"kubequiz/internal/store"
+)
+
+// displayName reads a user's display name back through the store.
+func displayName(t *testing.T, ts *testServer, login string) string {
+	t.Helper()
+	c, err := ts.db.Credentials(context.Background(), login)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.User.DisplayName
+}
+
+// TestLoginLockoutSparesKnownDevices: failures spread over many addresses
+// reach the per-account limit, yet the owner signs in from an address they
+// used before; an address the account never signed in from waits.
+func TestLoginLockoutSparesKnownDevices(t *testing.T) {
+	ts := withAdmin(t, newAccountServer(t, Config{}))
+	lim := loginLimits()
+	newClient(t, ts, "127.0.0.3").mustLogin("root", adminPassword)
+
+	attackers := map[int]*client{}
+	for i := range lim.PerAccount {
+		n := i / lim.PerAccountIP
+		if attackers[n] == nil {
+			attackers[n] = newClient(t, ts, fmt.Sprintf("127.0.2.%d", n+1))
+		}
+		if rec := attackers[n].login("root", fmt.Sprintf("guess passphrase %d", i)); rec.Code != http.StatusUnprocessableEntity {
+			t.Fatalf("failure %d = %d, want 422", i+1, rec.Code)
+		}
+	}
+
+	stranger := newClient(t, ts, "127.0.0.99")
+	if rec := stranger.login("root", adminPassword); rec.Code != http.StatusTooManyRequests {
+		t.Errorf("right password from an unknown address after %d failures = %d, want 429", lim.PerAccount, rec.Code)
+	}
+	if _, ok := stranger.cookies[sessionCookie]; ok {
+		t.Error("the refused sign-in set a session cookie")
+	}
+	owner := newClient(t, ts, "127.0.0.3")
+	owner.mustLogin("root", adminPassword)
+	if got := owner.signedInAs(); got != "root" {
+		t.Errorf("owner signed in as %q, want root", got)
+	}
+}
+
+// TestRegisterRateLimit: each address may try to register a few times an
+// hour; the next attempt is refused before anything is created.
+func TestRegisterRateLimit(t *testing.T) {
+	ts := withAdmin(t, newAccountServer(t, Config{}))
+	for i := range registerLimit {
+		cl := newClient(t, ts, "127.0.3.1")
+		if rec := cl.register(fmt.Sprintf("user%02d", i), memberPassword, nil); rec.Code != http.StatusSeeOther {
+			t.Fatalf("registration %d = %d, want 303", i+1, rec.Code)
+		}
+	}
+	cl := newClient(t, ts, "127.0.3.1")
+	rec := cl.register("onemore", memberPassword, nil)
+	if rec.Code != http.StatusTooManyRequests || !strings.Contains(rec.Body.String(), msgTooManySignups) {
+		t.Errorf("registration %d = %d, want 429 with a message; body %.300s", registerLimit+1, rec.Code, rec.Body.String())
+	}
+	if rec.Header().Get("Retry-After") == "" {
+		t.Error("429 without Retry-After")
+	}
+	if userExists(t, ts, "onemore") {
+		t.Error("the refused registration created the account")
+	}
+	if rec := newClient(t, ts, "127.0.3.2").register("onemore", memberPassword, nil); rec.Code != http.StatusSeeOther {
+		t.Errorf("registration from another address = %d, want 303", rec.Code)
+	}
+}
+
+// TestRegisterChecksBeforeHash: a taken login or a bad invite is answered
+// without hashing the password. Every hashing slot is held, so a handler
+// that hashed first would wait for one and fail with 503.
+func TestRegisterChecksBeforeHash(t *testing.T) {
+	ts := withAdmin(t, newAccountServer(t, Config{}))
+	held := cap(ts.passwords.slots)
+	for range held {
+		ts.passwords.slots <- struct{}{}
+	}
+	defer func() {
+		for range held {
+			<-ts.passwords.slots
+		}
+	}()
+	registerWithin := func(cl *client, f url.Values) *httptest.ResponseRecorder {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		f.Set(csrfFormField, cl.csrfToken())
+		req := httptest.NewRequestWithContext(ctx, http.MethodPost, "/register", strings.NewReader(f.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		return cl.send(req)
+	}
+	form := func(login, invite string) url.Values {
+		return url.Values{"login": {login}, "password": {memberPassword}, "password2": {memberPassword}, "invite": {invite}}
+	}
+
+	rec := registerWithin(newClient(t, ts, "127.0.4.1"), form("ROOT", ""))
+	if rec.Code != http.StatusUnprocessableEntity || !strings.Contains(rec.Body.String(), msgLoginTaken) {
+		t.Errorf("taken login = %d, want 422 with %q; body %.300s", rec.Code, msgLoginTaken, rec.Body.String())
+	}
+	if err := ts.db.SetRegistrationMode(context.Background(), store.RegistrationInvite); err != nil {
+		t.Fatal(err)
+	}
+	rec = registerWithin(newClient(t, ts, "127.0.4.2"), form("newbie", "not-an-invite"))
+	if rec.Code != http.StatusUnprocessableEntity || !strings.Contains(rec.Body.String(), msgInviteInvalid) {
+		t.Errorf("bad invite = %d, want 422 with %q; body %.300s", rec.Code, msgInviteInvalid, rec.Body.String())
+	}
+	if userExists(t, ts, "newbie") {
+		t.Error("a registration with a bad invite created the account")
+	}
+}
+
+// TestHSTS: Strict-Transport-Security goes out over TLS and whenever
+// cookies are marked Secure (a TLS proxy in front), errors included.
+func TestHSTS(t *testing.T) {
+	tests := []struct {
+		name string
+		cfg  Config
+		tls  bool
+		want bool
+	}{
+		{"plain HTTP", Config{}, false, false},
+		{"secure cookies behind a proxy", Config{SecureCookies: true}, false, true},
+		{"TLS", Config{}, true, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ts := newAccountServer(t, tt.cfg)
+			for _, path := range []string{"/login", "/no-such-page"} {
+				req := httptest.NewRequest(http.MethodGet, path, nil)
+				if tt.tls {
+					req.TLS = &tls.ConnectionState{}
+				}
+				got := ts.do(req).Header().Get("Strict-Transport-Security")
+				if (got != "") != tt.want || tt.want && !strings.Contains(got, "max-age=31536000") {
+					t.Errorf("GET %s: Strict-Transport-Security %q, want set=%v", path, got, tt.want)
+				}
+			}
+		})
+	}
+}
+
+// chunked hides a reader's length, so the request goes out chunked and
+// BodyLimit cannot refuse it from Content-Length.
+type chunked struct{ r io.Reader }
+
+func (c chunked) Read(p []byte) (int, error) { return c.r.Read(p) }
+
+// TestBodyOverLimitRefused: a chunked body over the 1 MB limit is a 413
+// and changes nothing, urlencoded or multipart, even with a valid CSRF
+// header; a normal post still works.
+func TestBodyOverLimitRefused(t *testing.T) {
+	ts := withAdmin(t, newAccountServer(t, Config{}))
+	cl := newClient(t, ts, "127.0.5.1")
+	if rec := cl.register("carol", memberPassword, url.Values{"display_name": {"Carol"}}); rec.Code != http.StatusSeeOther {
+		t.Fatalf("register = %d", rec.Code)
+	}
+	pad := strings.Repeat("a", 1200<<10)
+
+	var mp bytes.Buffer
+	mw := multipart.NewWriter(&mp)
+	mw.WriteField("display_name", "Mallory")
+	mw.WriteField("pad", pad)
+	mw.Close()
+	bodies := []struct {
+		name, contentType, body string
+	}{
+		{"urlencoded", "application/x-www-form-urlencoded", "display_name=Mallory&pad=" + pad},
+		{"multipart", mw.FormDataContentType(), mp.String()},
+	}
+	for _, b := range bodies {
+		t.Run(b.name, func(t *testing.T) {
+			req := httptest.NewRequest(http.MethodPost, "/account/name", chunked{strings.NewReader(b.body)})
+			if req.ContentLength != -1 {
+				t.Fatalf("ContentLength = %d, want -1 (unknown)", req.ContentLength)
+			}
+			req.Header.Set("Content-Type", b.contentType)
+			req.Header.Set(echo.HeaderXCSRFToken, cl.csrfToken())
+			if rec := cl.send(req); rec.Code != http.StatusRequestEntityTooLarge {
+				t.Errorf("chunked %d KB post = %d, want 413", len(b.body)>>10, rec.Code)
+			}
+			if got := displayName(t, ts, "carol"); got != "Carol" {
+				t.Errorf("display name = %q after a refused post, want Carol", got)
+			}
+		})
+	}
+	if rec := cl.post("/account/name", url.Values{"display_name": {"Caroline"}}); rec.Code != http.StatusSeeOther || displayName(t, ts, "carol") != "Caroline" {
+		t.Errorf("normal post = %d, name %q", rec.Code, displayName(t, ts, "carol"))
+	}
+}
+
+// TestQueryNotForm: in a POST, the CSRF token and the fields count only
+// from the body, never from the URL's query string.
+func TestQueryNotForm(t *testing.T) {
+	ts := withAdmin(t, newAccountServer(t, Config{}))
+	cl := newClient(t, ts, "127.0.5.2")
+	if rec := cl.register("dave", memberPassword, url.Values{"display_name": {"Dave"}}); rec.Code != http.StatusSeeOther {
+		t.Fatalf("register = %d", rec.Code)
+	}
+	q := url.Values{csrfFormField: {cl.csrfToken()}, "display_name": {"Mallory"}}
+	rec := cl.postRaw("/account/name?"+q.Encode(), url.Values{})
+	if rec.Code != http.StatusForbidden {
+		t.Errorf("token and field in the query = %d, want 403", rec.Code)
+	}
+	// With the token in the body, the query's field is still ignored.
+	rec = cl.postRaw("/account/name?display_name=Mallory", url.Values{csrfFormField: {cl.csrfToken()}, "display_name": {"Dave"}})
+	if rec.Code != http.StatusSeeOther {
+		t.Errorf("body token = %d, want 303", rec.Code)
+	}
+	if got := displayName(t, ts, "dave"); got != "Dave" {
+		t.Errorf("display name = %q, want Dave", got)
+	}
+}
+
+func mustCIDR(t *testing.T, s string) *net.IPNet {
+	t.Helper()
+	_, n, err := net.ParseCIDR(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestTrustedProxy: X-Forwarded-For names the client only when the peer is
+// a configured proxy; loopback and private peers are not trusted by default.
+func TestTrustedProxy(t *testing.T) {
+	direct := newAccountServer(t, Config{})
+	proxied := newAccountServer(t, Config{TrustedProxies: []*net.IPNet{mustCIDR(t, "10.0.0.0/8"), mustCIDR(t, "2001:db8:aa::/48")}})
+	for _, ts := range []*testServer{direct, proxied} {
+		ts.echo.GET("/test/ip", func(c echo.Context) error { return c.String(http.StatusOK, c.RealIP()) })
+	}
+	tests := []struct {
+		name      string
+		ts        *testServer
+		peer, xff string
+		want      string
+		realIPHdr string
+	}{
+		{"no proxy configured", direct, "10.1.2.3", "203.0.113.9", "10.1.2.3", ""},
+		{"loopback peer, no proxy configured", direct, "127.0.0.1", "203.0.113.9", "127.0.0.1", ""},
+		{"trusted proxy", proxied, "10.1.2.3", "203.0.113.9", "203.0.113.9", ""},
+		{"chain of trusted proxies", proxied, "10.1.2.3", "203.0.113.9, 10.4.4.4", "203.0.113.9", ""},
+		{"forged entry left of the client", proxied, "10.1.2.3", "198.51.100.1, 203.0.113.9", "203.0.113.9", ""},
+		{"untrusted peer", proxied, "192.0.2.1", "203.0.113.9", "192.0.2.1", ""},
+		{"loopback peer is not trusted", proxied, "127.0.0.1", "203.0.113.9", "127.0.0.1", ""},
+		{"private peer outside the range", proxied, "192.168.1.1", "203.0.113.9", "192.168.1.1", ""},
+		{"IPv6 proxy", proxied, "[2001:db8:aa::1]", "2001:db8:bb::7", "2001:db8:bb::7", ""},
+		{"X-Real-IP is ignored", proxied, "10.1.2.3", "", "10.1.2.3", "203.0.113.9"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req := httptest.NewRequest(http.MethodGet, "/test/ip", nil)
+			req.RemoteAddr = tt.peer + ":40000"
+			if tt.xff != "" {
+				req.Header.Set("X-Forwarded-For", tt.xff)
+			}
+			if tt.realIPHdr != "" {
+				req.Header.Set("X-Real-IP", tt.realIPHdr)
+			}
+			if got := tt.ts.do(req).Body.String(); got != tt.want {
+				t.Errorf("client address = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestRequestIDNotTrusted: the X-Request-Id in logs and responses is always
+// the server's own.
+func TestRequestIDNotTrusted(t *testing.T) {
+	ts := newAccountServer(t, Config{})
+	const forged = "forged-id-0123456789"
+	for _, path := range []string{"/login", "/no-such-page"} {
+		req := httptest.NewRequest(http.MethodGet, path, nil)
+		req.Header.Set(echo.HeaderXRequestID, forged)
+		got := ts.do(req).Header().Get(echo.HeaderXRequestID)
+		if got == "" || got == forged {
+			t.Errorf("GET %s: X-Request-Id %q, want a fresh one", path, got)
+		}
+	}
+	if strings.Contains(ts.log.String(), forged) {
+		t.Errorf("the forged request id reached the log:\n%s", ts.log.String())
+	}
+}
+
+// TestUnknownMethods: methods other than GET, HEAD and POST get 405 with an
+// Allow header on every path, with the usual security headers, and change
+// nothing.
+func TestUnknownMethods(t *testing.T) {
+	ts := withAdmin(t, newAccountServer(t, Config{}))
+	cl := newClient(t, ts, "127.0.6.1")
+	if rec := cl.register("erin", memberPassword, url.Values{"display_name": {"Erin"}}); rec.Code != http.StatusSeeOther {
+		t.Fatalf("register = %d", rec.Code)
+	}
+	methods := []string{"TRACE", "TRACK", "OPTIONS", "PUT", "DELETE", "PATCH", "CONNECT", "PROPFIND", "FOO"}
+	paths := []string{"/", "/login", "/account/name", "/static/app.css", "/healthz", "/no-such-page"}
+	for _, m := range methods {
+		for _, p := range paths {
+			body := url.Values{csrfFormField: {cl.csrfToken()}, "display_name": {"Mallory"}}.Encode()
+			req := httptest.NewRequest(m, p, strings.NewReader(body))
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			req.Header.Set(echo.HeaderXCSRFToken, cl.csrfToken())
+			rec := cl.send(req)
+			if rec.Code != http.StatusMethodNotAllowed || rec.Header().Get("Allow") != "GET, HEAD, POST" {
+				t.Errorf("%s %s = %d, Allow %q; want 405, Allow \"GET, HEAD, POST\"", m, p, rec.Code, rec.Header().Get("Allow"))
+			}
+			if rec.Header().Get("X-Content-Type-Options") != "nosniff" || rec.Header().Get(echo.HeaderXRequestID) == "" {
+				t.Errorf("%s %s: the 405 lacks the security headers or request id: %v", m, p, rec.Header())
+			}
+		}
+	}
+	if got := displayName(t, ts, "erin"); got != "Erin" {
+		t.Errorf("display name = %q, want Erin", got)
+	}
+}
+
+// TestUploadLimitNeedsSession: without a session cookie an upload route
+// gets the small body limit; a signed-in admin gets the large one.
+func TestUploadLimitNeedsSession(t *testing.T) {
+	ts := withAdmin(t, newAccountServer(t, Config{}))
+	big := map[string][]byte{"big.yaml": bytes.Repeat([]byte("#"), 2<<20)}
+	for _, path := range []string{"/admin/import", "/admin/ingest"} {
+		anon := newClient(t, ts, "127.0.7.1")
+		if rec := anon.postFiles(path, big); rec.Code != http.StatusRequestEntityTooLarge {
+			t.Errorf("2 MB upload to %s without a session = %d, want 413", path, rec.Code)
+		}
+	}
+	admin := newClient(t, ts, "127.0.7.2")
+	admin.mustLogin("root", adminPassword)
+	// Past the body limit, the file is refused for its own size (422).
+	if rec := admin.postFiles("/admin/import", big); rec.Code != http.StatusUnprocessableEntity || !strings.Contains(rec.Body.String(), "big.yaml") {
+		t.Errorf("2 MB upload by the admin = %d, want 422 naming the file; body %.300s", rec.Code, rec.Body.String())
+	}
+}
+
+// lockedBuffer is a log sink safe to read while a goroutine writes.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// TestSessionPurge: expired sessions are deleted in the background, at
+// once and then periodically, until Close, which stops the work.
+func TestSessionPurge(t *testing.T) {
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "kubequiz.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	var logs lockedBuffer
+	s, err := New(Config{Password: cheapPasswords()}, db, slog.New(slog.NewTextHandler(&logs, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := db.CreateUser(ctx, store.NewUser{Login: "frank", PasswordHash: "unused", Role: quiz.RoleMember}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	expired := func(tag string) {
+		t.Helper()
+		now := time.Now()
+		if err := db.CreateSession(ctx, u.ID, store.NewSession{TokenHash: hashToken(tag), ExpiresAt: now.Add(-time.Minute)},
+			now.Add(-time.Hour), idleTimeout); err != nil {
+			t.Fatal(err)
+		}
+	}
+	expired("first")
+	s.startPurge(20 * time.Millisecond)
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(logs.String(), "expired sessions purged") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the expired session was not purged:\n%s", logs.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+
+	done := make(chan struct{})
+	go func() { s.Close(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Close did not return: the purge keeps running")
+	}
+	// Stopped: an expired session added now stays.
+	expired("second")
+	time.Sleep(100 * time.Millisecond)
+	if n, err := db.DeleteUserSessions(ctx, u.ID); err != nil || n != 1 {
+		t.Errorf("sessions left after Close = %d, %v; want the one added after Close", n, err)
+	}
+}
+
+// TestAdminImportApplyOnce: applying one upload twice, even at the same
+// time, imports it once.
+func TestAdminImportApplyOnce(t *testing.T) {
+	ts := withAdmin(t, newAccountServer(t, Config{}))
+	ctx := context.Background()
+	admin := newClient(t, ts, "192.0.2.30")
+	admin.mustLogin("root", adminPassword)
+	good := readTestFile(t, "..", "bank", "testdata", "good", "all-types.yaml")
+	rec := admin.postFiles("/admin/import", map[string][]byte{"all-types.yaml": good})
+	preview := rec.Header().Get("Location")
+	if rec.Code != http.StatusSeeOther || !previewPath.MatchString(preview) {
+		t.Fatalf("upload = %d to %q", rec.Code, preview)
+	}
+
+	// Two submits of the apply form in flight at once.
+	const n = 4
+	reqs := make([]*http.Request, n)
+	for i := range reqs {
+		req := httptest.NewRequest(http.MethodPost, preview+"/apply",
+			strings.NewReader(url.Values{csrfFormField: {admin.csrfToken()}}.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.RemoteAddr = admin.ip + ":40000"
+		for name, v := range admin.cookies {
+			req.AddCookie(&http.Cookie{Name: name, Value: v})
+		}
+		reqs[i] = req
+	}
+	codes := make([]int, n)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i, req := range reqs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			codes[i] = ts.do(req).Code
+		}()
+	}
+	close(start)
+	wg.Wait()
+	ok := 0
+	for _, c := range codes {
+		switch c {
+		case http.StatusOK:
+			ok++
+		case http.StatusNotFound:
+		default:
+			t.Errorf("apply = %d, want 200 or 404", c)
+		}
+	}
+	if ok != 1 {
+		t.Errorf("%d applies succeeded (%v), want 1", ok, codes)
+	}
+	// And once more, after the fact.
+	if rec := admin.post(preview+"/apply", nil); rec.Code != http.StatusNotFound {
+		t.Errorf("apply after apply = %d, want 404", rec.Code)
+	}
+	runs, err := ts.db.ImportRuns(ctx, 50)
+	if err != nil || len(runs) != 1 {
+		t.Errorf("import runs = %d, %v; want 1", len(runs), err)
+	}
+}

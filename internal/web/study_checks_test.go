@@ -1,0 +1,198 @@
+package web
+
+import (
+	"context"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"kubequiz/internal/fsrs"
+	"kubequiz/internal/quiz"
+	"kubequiz/internal/store"
+)
+
+var gradeIntervalRe = regexp.MustCompile(`(?s)<button[^>]*name="rating"[^>]*value="(\d)"[^>]*>.*?<small>([^<]*)</small>`)
+
+// TestGradeLabelsUnfuzzed: the grade buttons show the intervals before
+// fuzz. Fuzz is seeded from the review time, which the label cannot know,
+// so a fuzzed label would promise what the grade then does not record.
+func TestGradeLabelsUnfuzzed(t *testing.T) {
+	env := newStudyEnv(t)
+	ctx := context.Background()
+	qid := env.q["single"]
+	// A card in review, well overdue: its next intervals are long enough
+	// for fuzz to move them.
+	if _, err := env.ts.db.RecordReview(ctx, store.Review{UserID: env.alice.user.ID, QuestionID: qid,
+		RequestID: newPresentationID(), Rating: fsrs.Easy, Response: quiz.Response{Choice: 2},
+		At: time.Now().Add(-30 * 24 * time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	card := env.card(env.alice, "single").Card
+	if card.State != fsrs.Review {
+		t.Fatalf("card state %v, want Review", card.State)
+	}
+
+	now := time.Now()
+	body := env.alice.post("/study/answer", answerForm(qid, newPresentationID(), url.Values{"choice": {"2"}}), true).Body.String()
+	got := map[string]string{}
+	for _, m := range gradeIntervalRe.FindAllStringSubmatch(body, -1) {
+		got[m[1]] = m[2]
+	}
+	if len(got) != 4 {
+		t.Fatalf("found %d grade buttons, want 4: %.1500s", len(got), body)
+	}
+
+	params := fsrs.DefaultParams()
+	params.Fuzz = false
+	plain, err := fsrs.NewScheduler(params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fuzzed, err := fsrs.NewScheduler(fsrs.DefaultParams())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := plain.Preview(card, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r := fsrs.Again; r <= fsrs.Easy; r++ {
+		if w := fsrs.FormatInterval(want.For(r).Due.Sub(now)); got[strconv.Itoa(int(r))] != w {
+			t.Errorf("%s label %q, want %q (the interval before fuzz)", r, got[strconv.Itoa(int(r))], w)
+		}
+	}
+	// The test means something only if fuzz moves an interval of this card
+	// at some review time.
+	moved := false
+	for i := 0; i < 200 && !moved; i++ {
+		at := now.Add(time.Duration(i) * time.Second)
+		f, err := fuzzed.Preview(card, at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, _ := plain.Preview(card, at)
+		for r := fsrs.Hard; r <= fsrs.Easy; r++ {
+			moved = moved || !f.For(r).Due.Equal(p.For(r).Due)
+		}
+	}
+	if !moved {
+		t.Fatal("fuzz never moved this card's intervals: the test card is too young")
+	}
+}
+
+// TestGradeDurationClamped: a huge duration is cut to the cap before it is
+// turned into a time.Duration, which would overflow.
+func TestGradeDurationClamped(t *testing.T) {
+	env := newStudyEnv(t)
+	tests := []struct {
+		ms   string
+		want time.Duration
+	}{
+		{strconv.FormatInt(math.MaxInt64, 10), maxDuration},
+		{strconv.FormatInt(math.MaxInt64/1000, 10), maxDuration},
+		{"-5", 0},
+		{"1500", 1500 * time.Millisecond},
+	}
+	for _, tt := range tests {
+		t.Run(tt.ms, func(t *testing.T) {
+			form := answerForm(env.q["single"], newPresentationID(), url.Values{"answer": {`{"choice":2}`}, "rating": {"3"}, "ms": {tt.ms}})
+			req := httptest.NewRequest(http.MethodPost, "/study/grade", strings.NewReader(form.Encode()))
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			g, err := bindGradeForm(env.ts.echo.NewContext(req, httptest.NewRecorder()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g.review.Duration != tt.want {
+				t.Errorf("duration %v, want %v", g.review.Duration, tt.want)
+			}
+		})
+	}
+	// And through the router, the grade is recorded.
+	form := answerForm(env.q["single"], newPresentationID(), url.Values{"answer": {`{"choice":2}`}, "rating": {"3"},
+		"ms": {strconv.FormatInt(math.MaxInt64, 10)}})
+	if rec := env.alice.post("/study/grade", form, true); rec.Code != http.StatusOK {
+		t.Errorf("grade with a huge duration = %d, want 200", rec.Code)
+	}
+}
+
+// TestGradeAnswerStrict: the answer carried by the grade form must be one
+// normal response to the question; anything else is a 422 and records
+// nothing.
+func TestGradeAnswerStrict(t *testing.T) {
+	env := newStudyEnv(t)
+	tests := []struct {
+		name, ext, answer string
+	}{
+		{"trailing object", "single", `{"choice":2} {"choice":1}`},
+		{"trailing garbage", "single", `{"choice":2}x`},
+		{"null", "single", `null`},
+		{"array", "single", `[2]`},
+		{"unknown field", "single", `{"choice":2,"correct":true}`},
+		{"choice out of range", "single", `{"choice":4}`},
+		{"negative choice", "single", `{"choice":-2}`},
+		{"field of another type", "single", `{"choice":2,"texts":["x"]}`},
+		{"choice on a multi-choice question", "multi", `{"choice":0,"selected":[0,1]}`},
+		{"selected out of range", "multi", `{"choice":-1,"selected":[0,9]}`},
+		{"selected twice", "multi", `{"choice":-1,"selected":[1,1]}`},
+		{"selected unsorted", "multi", `{"choice":-1,"selected":[1,0]}`},
+		{"order not a permutation", "order", `{"choice":-1,"order":[0,0,1,2]}`},
+		{"order too short", "order", `{"choice":-1,"order":[0,1]}`},
+		{"two cloze texts for one gap", "cloze", `{"choice":-1,"texts":["a","b"]}`},
+		{"typed without text", "typed", `{"choice":-1}`},
+		{"text too long", "typed", `{"choice":-1,"texts":["` + strings.Repeat("x", maxAnswerRunes+1) + `"]}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			form := answerForm(env.q[tt.ext], newPresentationID(), url.Values{"answer": {tt.answer}, "rating": {"3"}, "ms": {"1000"}})
+			if rec := env.alice.post("/study/grade", form, true); rec.Code != http.StatusUnprocessableEntity {
+				t.Errorf("grade = %d, want 422", rec.Code)
+			}
+			if !env.card(env.alice, tt.ext).IsNew {
+				t.Error("a refused grade made a card")
+			}
+		})
+	}
+	// The answers the feedback page carries are accepted.
+	for ext, answer := range map[string]string{
+		"single": `{"choice":2}`, "multi": `{"choice":-1,"selected":[0,1]}`, "order": `{"choice":-1,"order":[0,1,2,3]}`,
+		"cloze": `{"choice":-1,"texts":["ImageVolume"]}`, "typed": `{"choice":-1,"texts":[""]}`,
+		"truefalse": `{"choice":-1}`, "flash": `{"choice":-1,"revealed":true}`,
+	} {
+		form := answerForm(env.q[ext], newPresentationID(), url.Values{"answer": {answer}, "rating": {"3"}, "ms": {"1000"}})
+		if rec := env.alice.post("/study/grade", form, true); rec.Code != http.StatusOK {
+			t.Errorf("%s: grade of %s = %d, want 200", ext, answer, rec.Code)
+		}
+	}
+}
+
+// TestStudyFormUnknownDeck: a deck in the study form that is not the
+// question's is a 404 before anything is recorded.
+func TestStudyFormUnknownDeck(t *testing.T) {
+	env := newStudyEnv(t)
+	for _, deck := range []string{"no-such-deck", "v1-35-sig-node"} {
+		answer := answerForm(env.q["single"], newPresentationID(), url.Values{"choice": {"2"}, "d": {deck}})
+		if rec := env.alice.post("/study/answer", answer, true); rec.Code != http.StatusNotFound {
+			t.Errorf("answer with deck %q = %d, want 404", deck, rec.Code)
+		}
+		grade := answerForm(env.q["single"], newPresentationID(), url.Values{"answer": {`{"choice":2}`}, "rating": {"3"}, "ms": {"1000"}, "d": {deck}})
+		if rec := env.alice.post("/study/grade", grade, true); rec.Code != http.StatusNotFound {
+			t.Errorf("grade with deck %q = %d, want 404", deck, rec.Code)
+		}
+		if !env.card(env.alice, "single").IsNew {
+			t.Fatalf("a grade with deck %q was recorded", deck)
+		}
+	}
+	// All decks ("") and the question's own deck work.
+	for _, deck := range []string{"", "v1-36-sig-node"} {
+		grade := answerForm(env.q["single"], newPresentationID(), url.Values{"answer": {`{"choice":2}`}, "rating": {"3"}, "ms": {"1000"}, "d": {deck}})
+		if rec := env.alice.post("/study/grade", grade, true); rec.Code != http.StatusOK {
+			t.Errorf("grade with deck %q = %d, want 200", deck, rec.Code)
+		}
+	}
+}
