@@ -352,7 +352,7 @@ func truthText(b *bool) string {
 // givenText renders the learner's answer for the feedback.
 func givenText(q quiz.Question, r quiz.Response) string {
 	var parts []string
-	sep := "、"
+	sep := ", "
 	switch q.Type {
 	case quiz.SingleChoice:
 		if r.Choice >= 0 && r.Choice < len(q.Choices) {

@@ -271,7 +271,7 @@ func TestStudyAnswerEachType(t *testing.T) {
 		{"single wrong", "single", url.Values{"choice": {"0"}}, "不正解", "1", "1.34"},
 		{"single none", "single", url.Values{}, "不正解", "1", "(未回答)"},
 		{"single out of range", "single", url.Values{"choice": {"9"}}, "不正解", "1", "(未回答)"},
-		{"multi right", "multi", url.Values{"sel": {"1", "0"}}, "正解", "3", "ImageVolume、KubeletPSI"},
+		{"multi right", "multi", url.Values{"sel": {"1", "0"}}, "正解", "3", "ImageVolume, KubeletPSI"},
 		{"multi partial", "multi", url.Values{"sel": {"0"}}, "部分正解 (1/2)", "1", "ImageVolume"},
 		{"true_false right", "truefalse", url.Values{"tf": {"false"}}, "正解", "3", "誤り"},
 		{"true_false wrong", "truefalse", url.Values{"tf": {"true"}}, "不正解", "1", "正しい"},
