@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -30,6 +31,9 @@ type Config struct {
 	// X-Forwarded-For is believed. Empty: the client address is the TCP
 	// peer and forwarding headers are ignored.
 	TrustedProxies []*net.IPNet
+	// Now is the clock of the study pages; nil means time.Now. Tests set
+	// it to study at a chosen time of day.
+	Now func() time.Time
 }
 
 // Server is kubequiz's HTTP handler.
@@ -80,6 +84,14 @@ func ipExtractor(trusted []*net.IPNet) echo.IPExtractor {
 		opts = append(opts, echo.TrustIPRange(n))
 	}
 	return echo.ExtractIPFromXFFHeader(opts...)
+}
+
+// now reads the server's clock.
+func (s *Server) now() time.Time {
+	if s.cfg.Now != nil {
+		return s.cfg.Now()
+	}
+	return time.Now()
 }
 
 // Close cancels background jobs and waits for them to end. Call it after the

@@ -30,7 +30,7 @@ func (s *Server) decks(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	list, err := s.db.StudyDecks(c.Request().Context(), u.ID, time.Now())
+	list, err := s.db.StudyDecks(c.Request().Context(), u.ID, s.now())
 	if err != nil {
 		return err
 	}
@@ -57,7 +57,7 @@ func (s *Server) setSubscription(c echo.Context) error {
 	default:
 		return echo.NewHTTPError(http.StatusBadRequest)
 	}
-	d, err := s.db.SetSubscription(c.Request().Context(), u.ID, c.Param("slug"), on, time.Now())
+	d, err := s.db.SetSubscription(c.Request().Context(), u.ID, c.Param("slug"), on, s.now())
 	if err != nil {
 		return err
 	}
@@ -74,7 +74,7 @@ func (s *Server) study(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	now := time.Now()
+	now := s.now()
 	next, err := s.db.NextCard(c.Request().Context(), u.ID, c.Param("slug"), now)
 	if err != nil {
 		return err
@@ -97,7 +97,7 @@ func (s *Server) answer(c echo.Context) error {
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest).SetInternal(err)
 	}
-	now := time.Now()
+	now := s.now()
 	card, err := s.db.PreviewCard(c.Request().Context(), u.ID, f.questionID, now)
 	if err != nil {
 		return err
@@ -122,7 +122,7 @@ func (s *Server) grade(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	now := time.Now()
+	now := s.now()
 	in.review.UserID, in.review.At = u.ID, now
 	rec, err := s.db.RecordReview(c.Request().Context(), in.review)
 	if errors.Is(err, quiz.ErrInvalid) {

@@ -536,6 +536,14 @@ func TestDecksPage(t *testing.T) {
 
 func TestStudyEmptyQueue(t *testing.T) {
 	env := newStudyEnv(t)
+	// Study at midday in the learner's zone, so that a card due in minutes
+	// is due before the day rolls over at 04:00 whenever the test runs.
+	tokyo, err := time.LoadLocation("Asia/Tokyo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start, base := time.Now(), time.Date(2026, 11, 30, 12, 0, 0, 0, tokyo)
+	env.ts.cfg.Now = func() time.Time { return base.Add(time.Since(start)) }
 	cl := env.alice
 	if body := cl.get("/study", false).Body.String(); !strings.Contains(body, "購読しているデッキがありません") {
 		t.Errorf("no subscriptions: %.500s", body)
