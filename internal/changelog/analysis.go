@@ -441,7 +441,7 @@ func mergeEvents(raw []event) []event {
 	var order []key
 	byKey := map[key][]event{}
 	for _, e := range raw {
-		k := key{featureKey(e.feature), e.release}
+		k := key{FeatureKey(e.feature), e.release}
 		if _, ok := byKey[k]; !ok {
 			order = append(order, k)
 		}
@@ -521,9 +521,9 @@ func combineStages(cur, next Stage, promo bool) Stage {
 	return next
 }
 
-// featureKey is the identity of a feature name: case and spaces ignored, so
+// FeatureKey is the identity of a feature name: case and spaces ignored, so
 // "Graceful Node Shutdown" and "GracefulNodeShutdown" are one feature.
-func featureKey(name string) string {
+func FeatureKey(name string) string {
 	var b strings.Builder
 	for _, r := range strings.ToLower(name) {
 		if r == ' ' || r == '\u3000' {

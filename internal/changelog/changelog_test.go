@@ -41,7 +41,7 @@ func kindCounts(d *Document) map[Kind]int {
 func hasStage(d *Document, feature string, st Stage, release string, pr int) bool {
 	for _, e := range d.Entries {
 		for _, sc := range e.Stages {
-			if featureKey(sc.Feature) == featureKey(feature) && sc.Stage == st && sc.Release == release && sc.PR == pr {
+			if FeatureKey(sc.Feature) == FeatureKey(feature) && sc.Stage == st && sc.Release == release && sc.PR == pr {
 				return true
 			}
 		}
@@ -53,7 +53,7 @@ func stagesOf(d *Document, feature string) []StageChange {
 	var out []StageChange
 	for _, e := range d.Entries {
 		for _, sc := range e.Stages {
-			if featureKey(sc.Feature) == featureKey(feature) {
+			if FeatureKey(sc.Feature) == FeatureKey(feature) {
 				out = append(out, sc)
 			}
 		}
@@ -495,7 +495,7 @@ func checkStageCases(t *testing.T, cases []stageCase, wrap func(string) []byte) 
 				rel = "1.30"
 			}
 			for _, sc := range got {
-				if featureKey(sc.Feature) == featureKey(c.feature) && sc.Stage == c.stage && sc.Release == rel {
+				if FeatureKey(sc.Feature) == FeatureKey(c.feature) && sc.Stage == c.stage && sc.Release == rel {
 					return
 				}
 			}

@@ -72,7 +72,7 @@ func (d *Document) Concepts() []Concept {
 		if utf8.RuneCountInString(reURL.ReplaceAllString(c.Description, "")) < 15 {
 			return
 		}
-		k := featureKey(c.Term) + "\x00" + c.Description
+		k := FeatureKey(c.Term) + "\x00" + c.Description
 		if seen[k] {
 			return
 		}
@@ -82,7 +82,7 @@ func (d *Document) Concepts() []Concept {
 	}
 	typeIn := func(e *Entry, term string) MentionType {
 		for _, m := range e.Mentions {
-			if featureKey(m.Name) == featureKey(term) {
+			if FeatureKey(m.Name) == FeatureKey(term) {
 				return m.Type
 			}
 		}
@@ -140,7 +140,7 @@ func firstLine(s string) string {
 func highlightAliases(e *Entry) []string {
 	var out []string
 	for _, sc := range e.Stages {
-		if sc.Source == "heading" && featureKey(sc.Feature) != featureKey(e.Focus) {
+		if sc.Source == "heading" && FeatureKey(sc.Feature) != FeatureKey(e.Focus) {
 			out = appendUniqueStr(out, sc.Feature)
 		}
 	}

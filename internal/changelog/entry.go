@@ -99,7 +99,7 @@ func (a entryAnalyzer) analyze(e *Entry, r rawEntry, text plainText, notes []pla
 			Feature: canon(ev.feature), Stage: ev.stage, Release: ev.release, PR: ev.pr,
 			Revert: ev.revert, Source: sources[i], Evidence: ev.evidence,
 		}
-		k := featureKey(sc.Feature) + "|" + string(sc.Stage) + "|" + sc.Release + "|" + sc.Source
+		k := FeatureKey(sc.Feature) + "|" + string(sc.Stage) + "|" + sc.Release + "|" + sc.Source
 		if seen[k] {
 			continue
 		}
@@ -188,7 +188,7 @@ func singleGate(ms []mention) []string {
 		if m.typ != MentionFeatureGate {
 			continue
 		}
-		if name != "" && featureKey(name) != featureKey(m.name) {
+		if name != "" && FeatureKey(name) != FeatureKey(m.name) {
 			return nil
 		}
 		name = m.name
@@ -222,17 +222,17 @@ func collectMentions(text []mention, notes [][]mention, events []event) []Mentio
 	staged := map[string]bool{}
 	for _, ev := range events {
 		if isMaturity(ev.stage) {
-			staged[featureKey(ev.feature)] = true
+			staged[FeatureKey(ev.feature)] = true
 		}
 	}
 	var out []Mention
 	idx := map[string]int{}
 	put := func(m mention, inNote bool) {
 		t := m.typ
-		if t == MentionIdentifier && staged[featureKey(m.name)] {
+		if t == MentionIdentifier && staged[FeatureKey(m.name)] {
 			t = MentionFeatureGate
 		}
-		k := featureKey(m.name)
+		k := FeatureKey(m.name)
 		if i, ok := idx[k]; ok {
 			if rank[t] > rank[out[i].Type] {
 				out[i].Type = t

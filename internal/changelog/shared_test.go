@@ -284,7 +284,7 @@ func TestSharedConceptFacts(t *testing.T) {
 			d := sharedDocument(t, f.doc)
 			var terms []string
 			for _, c := range d.Concepts() {
-				if !slices.ContainsFunc(f.terms, func(s string) bool { return featureKey(s) == featureKey(c.Term) }) {
+				if !slices.ContainsFunc(f.terms, func(s string) bool { return FeatureKey(s) == FeatureKey(c.Term) }) {
 					continue
 				}
 				terms = append(terms, c.Term)

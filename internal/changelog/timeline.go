@@ -79,7 +79,7 @@ func (t *Timeline) Add(d *Document) error {
 			if err != nil {
 				continue
 			}
-			k := featureKey(sc.Feature)
+			k := FeatureKey(sc.Feature)
 			h := t.features[k]
 			if h == nil {
 				h = &history{names: map[string]int{}, first: sc.Feature}
@@ -133,7 +133,7 @@ func (t *Timeline) Features() []string {
 // then PR number, then the order in which they were added. The feature name
 // is matched ignoring case and spaces.
 func (t *Timeline) History(feature string) []Event {
-	h := t.features[featureKey(feature)]
+	h := t.features[FeatureKey(feature)]
 	if h == nil {
 		return nil
 	}

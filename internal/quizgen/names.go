@@ -50,7 +50,7 @@ func (c category) gateLike() bool { return c == catGate || c == catNamed }
 // categoryOf says what kind of name feature is in an entry, from the
 // parser's mentions or, failing that, from its shape.
 func (r *run) categoryOf(e *changelog.Entry, feature string) category {
-	key := featureKey(feature)
+	key := changelog.FeatureKey(feature)
 	ck := key
 	if e != nil {
 		ck = e.Key + "\x00" + key
@@ -64,12 +64,12 @@ func (r *run) categoryOf(e *changelog.Entry, feature string) category {
 }
 
 func (r *run) categorize(e *changelog.Entry, feature string) category {
-	key := featureKey(feature)
+	key := changelog.FeatureKey(feature)
 	if e != nil {
 		var found *changelog.Mention
 		for i := range e.Mentions {
 			m := &e.Mentions[i]
-			if featureKey(m.Name) == key && (found == nil || found.InNote && !m.InNote) {
+			if changelog.FeatureKey(m.Name) == key && (found == nil || found.InNote && !m.InNote) {
 				found = m
 			}
 		}

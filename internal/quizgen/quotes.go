@@ -43,9 +43,9 @@ func describingKind(k changelog.Kind) bool {
 
 // changesStage reports whether the entry states a stage change of feature.
 func changesStage(e *changelog.Entry, feature string) bool {
-	k := featureKey(feature)
+	k := changelog.FeatureKey(feature)
 	for _, sc := range e.Stages {
-		if featureKey(sc.Feature) == k {
+		if changelog.FeatureKey(sc.Feature) == k {
 			return true
 		}
 	}
@@ -150,7 +150,7 @@ func (r *run) findConcepts() []concept {
 	var out []concept
 	count := map[string]int{}
 	for _, c := range r.doc.Concepts() {
-		k := c.Entry + "\x00" + featureKey(c.Term) + "\x00" + c.Source
+		k := c.Entry + "\x00" + changelog.FeatureKey(c.Term) + "\x00" + c.Source
 		n := count[k]
 		count[k]++
 		if !goodTerm(c.Term) {
@@ -256,7 +256,7 @@ func (r *run) featureFromDescription() {
 		}
 		choices := append([]string{c.Term}, wrong...)
 		slices.SortFunc(choices, func(a, b string) int {
-			return cmp.Compare(hash64(id, "order", featureKey(a)), hash64(id, "order", featureKey(b)))
+			return cmp.Compare(hash64(id, "order", changelog.FeatureKey(a)), hash64(id, "order", changelog.FeatureKey(b)))
 		})
 		l := lexiconOf(desc)
 		var prs []int
@@ -278,7 +278,7 @@ func (r *run) featureFromDescription() {
 			Tags:        []string{c.Term, GenFeatureFromDescription},
 		}
 		r.add(Generated{Question: q, Provenance: r.conceptProvenance(GenFeatureFromDescription, c, desc)},
-			featureKey(c.Term)+"\x00"+squash(masked))
+			changelog.FeatureKey(c.Term)+"\x00"+squash(masked))
 	}
 }
 
@@ -336,7 +336,7 @@ func (r *run) namePool() []poolName {
 		if name == "" || !goodTerm(name) {
 			return
 		}
-		out = append(out, poolName{name: name, key: featureKey(name), form: formOf(name), e: e, cat: r.categoryOf(e, name)})
+		out = append(out, poolName{name: name, key: changelog.FeatureKey(name), form: formOf(name), e: e, cat: r.categoryOf(e, name)})
 	}
 	for i := range r.doc.Entries {
 		e := &r.doc.Entries[i]
@@ -450,7 +450,7 @@ func (r *run) flashcards() {
 		if !ok || !informative(r.maskRegexp(c.Term).ReplaceAllString(back, maskToken)) {
 			continue
 		}
-		if backs[backKey(back)] || r.seen[GenFlashcard+"\x00"+featureKey(c.Term)] {
+		if backs[backKey(back)] || r.seen[GenFlashcard+"\x00"+changelog.FeatureKey(c.Term)] {
 			continue // the same text under another name, or a term already asked
 		}
 		backs[backKey(back)] = true
@@ -472,6 +472,6 @@ func (r *run) flashcards() {
 			Source:      r.conceptSource(c),
 			Tags:        []string{c.Term, GenFlashcard},
 		}
-		r.add(Generated{Question: q, Provenance: r.conceptProvenance(GenFlashcard, c, back)}, featureKey(c.Term))
+		r.add(Generated{Question: q, Provenance: r.conceptProvenance(GenFlashcard, c, back)}, changelog.FeatureKey(c.Term))
 	}
 }

@@ -90,7 +90,7 @@ func (r *run) add(g Generated, fact string) {
 
 // history returns the per-release events of a feature, cached.
 func (r *run) history(feature string) []changelog.Event {
-	k := featureKey(feature)
+	k := changelog.FeatureKey(feature)
 	if ev, ok := r.events[k]; ok {
 		return ev
 	}
@@ -141,7 +141,7 @@ var genCode = map[string]string{
 // entry, feature and a variant (a stage, a concept's position). It never
 // reads the text, so that rewording an entry keeps the id.
 func extID(generator, document, entry, feature, variant string) string {
-	h := sha256.Sum256([]byte(strings.Join([]string{generator, document, entry, featureKey(feature), variant}, "\x00")))
+	h := sha256.Sum256([]byte(strings.Join([]string{generator, document, entry, changelog.FeatureKey(feature), variant}, "\x00")))
 	return "gen-" + genCode[generator] + "-" + slug(feature) + "-" + hex.EncodeToString(h[:5])
 }
 
@@ -181,18 +181,6 @@ func hash64(parts ...string) uint64 {
 	return h.Sum64()
 }
 
-// featureKey matches feature names the way the timeline does: ignoring case
-// and spaces.
-func featureKey(name string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(name) {
-		if r == ' ' || r == '\u3000' {
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
 
 // kindName maps a changelog kind to the question bank's source.kind words.
 func kindName(k changelog.Kind) string {

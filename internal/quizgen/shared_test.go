@@ -227,7 +227,7 @@ func statesChange(e *changelog.Entry, feature string, stage changelog.Stage, rel
 	}
 	for _, sc := range e.Stages {
 		rel, _ := changelog.NormalizeRelease(sc.Release)
-		if featureKey(sc.Feature) == featureKey(feature) && sc.Stage == stage && rel == release {
+		if changelog.FeatureKey(sc.Feature) == changelog.FeatureKey(feature) && sc.Stage == stage && rel == release {
 			return true
 		}
 	}
@@ -315,7 +315,7 @@ func (c checker) conceptText(term string, e *changelog.Entry) string {
 		b.WriteString(e.Title + "\n" + e.Text + "\n" + strings.Join(e.Notes, "\n") + "\n")
 	}
 	for _, cc := range c.concepts {
-		if featureKey(cc.Term) == featureKey(term) {
+		if changelog.FeatureKey(cc.Term) == changelog.FeatureKey(term) {
 			b.WriteString(cc.Term + "\n" + cc.Description + "\n")
 		}
 	}
@@ -404,7 +404,7 @@ func (c checker) checkFlashcard(where string, q quiz.Question, p Provenance) {
 	t := c.t
 	t.Helper()
 	for _, cc := range c.concepts {
-		if featureKey(cc.Term) == featureKey(p.Feature) && strings.Contains(squash(cc.Description), squash(q.Answer)) {
+		if changelog.FeatureKey(cc.Term) == changelog.FeatureKey(p.Feature) && strings.Contains(squash(cc.Description), squash(q.Answer)) {
 			return
 		}
 	}

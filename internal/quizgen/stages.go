@@ -170,7 +170,7 @@ func (r *run) findStageFacts() []stageFact {
 			if err != nil || rel != docRel {
 				continue
 			}
-			k := featureKey(sc.Feature)
+			k := changelog.FeatureKey(sc.Feature)
 			s := says[k]
 			if s == nil {
 				s = &said{stages: map[changelog.Stage]bool{}}
@@ -188,7 +188,7 @@ func (r *run) findStageFacts() []stageFact {
 	// Conditions" and "DRA Device Binding Conditions").
 	contradicted := func(sc changelog.StageChange) bool {
 		for _, o := range byPR[sc.PR] {
-			if o.stage != sc.Stage && featureKey(o.feature) != featureKey(sc.Feature) && related(o.feature, sc.Feature) {
+			if o.stage != sc.Stage && changelog.FeatureKey(o.feature) != changelog.FeatureKey(sc.Feature) && related(o.feature, sc.Feature) {
 				return true
 			}
 		}
@@ -202,7 +202,7 @@ func (r *run) findStageFacts() []stageFact {
 			if err != nil || rel != docRel || sc.Revert || !askable(sc.Stage) {
 				continue
 			}
-			if s := says[featureKey(sc.Feature)]; s.revert || len(s.stages) != 1 || contradicted(sc) {
+			if s := says[changelog.FeatureKey(sc.Feature)]; s.revert || len(s.stages) != 1 || contradicted(sc) {
 				continue // undone, or stated two ways
 			}
 			cat := r.categoryOf(e, sc.Feature)
@@ -217,7 +217,7 @@ func (r *run) findStageFacts() []stageFact {
 		}
 	}
 	return best(cands,
-		func(f stageFact) string { return featureKey(f.sc.Feature) },
+		func(f stageFact) string { return changelog.FeatureKey(f.sc.Feature) },
 		func(f stageFact) int { return factScore(f.e, f.sc) })
 }
 
@@ -226,7 +226,7 @@ func (r *run) findStageFacts() []stageFact {
 // the entry's text talks about, and for a deprecation or removal none is a
 // stage the feature held before.
 func (r *run) stageDistractors(f stageFact) []changelog.Stage {
-	k := f.e.Key + "\x00" + featureKey(f.sc.Feature)
+	k := f.e.Key + "\x00" + changelog.FeatureKey(f.sc.Feature)
 	if ds, ok := r.distractors[k]; ok {
 		return ds
 	}
@@ -314,7 +314,7 @@ func (r *run) stageInRelease() {
 			Tags:        []string{feature, GenStageInRelease},
 		}
 		r.add(Generated{Question: q, Provenance: r.provenance(GenStageInRelease, f.e, feature, f.sc.Stage, f.release)},
-			featureKey(feature)+"\x00"+f.release)
+			changelog.FeatureKey(feature)+"\x00"+f.release)
 	}
 }
 
@@ -358,7 +358,7 @@ func (r *run) releaseOfStage() {
 		}
 	}
 	cands = best(cands,
-		func(c cand) string { return featureKey(c.sc.Feature) + "\x00" + string(c.sc.Stage) },
+		func(c cand) string { return changelog.FeatureKey(c.sc.Feature) + "\x00" + string(c.sc.Stage) },
 		func(c cand) int { return factScore(c.e, c.sc) })
 	l := r.lang
 	for _, c := range cands {
@@ -389,7 +389,7 @@ func (r *run) releaseOfStage() {
 			Tags:        []string{feature, GenReleaseOfStage},
 		}
 		r.add(Generated{Question: q, Provenance: r.provenance(GenReleaseOfStage, c.e, feature, stage, rel)},
-			featureKey(feature)+"\x00"+string(stage))
+			changelog.FeatureKey(feature)+"\x00"+string(stage))
 	}
 }
 
@@ -404,7 +404,7 @@ func (r *run) statedTwoWays(feature, release string) bool {
 				if err != nil {
 					continue
 				}
-				k := featureKey(sc.Feature) + "\x00" + rel
+				k := changelog.FeatureKey(sc.Feature) + "\x00" + rel
 				if r.stated[k] == nil {
 					r.stated[k] = map[changelog.Stage]bool{}
 				}
@@ -412,7 +412,7 @@ func (r *run) statedTwoWays(feature, release string) bool {
 			}
 		}
 	}
-	return len(r.stated[featureKey(feature)+"\x00"+release]) > 1
+	return len(r.stated[changelog.FeatureKey(feature)+"\x00"+release]) > 1
 }
 
 // onlyRelease returns the one release in which the timeline says the
@@ -529,7 +529,7 @@ func (r *run) timelineOrder() {
 				SourceText: l.history(events), Feature: feature,
 				Stage: events[len(events)-1].Stage, Release: docRel,
 			}
-			r.add(Generated{Question: q, Provenance: p}, featureKey(feature))
+			r.add(Generated{Question: q, Provenance: p}, changelog.FeatureKey(feature))
 		}
 	}
 }
@@ -541,7 +541,7 @@ func (r *run) trueFalse() {
 	l := r.lang
 	for _, f := range r.stageFacts() {
 		feature := f.sc.Feature
-		h := hash64(r.doc.Key, f.e.Key, featureKey(feature), GenTrueFalse)
+		h := hash64(r.doc.Key, f.e.Key, changelog.FeatureKey(feature), GenTrueFalse)
 		claimStage, claimRel := f.sc.Stage, f.release
 		truth := h%2 == 0
 		if !truth {
@@ -584,6 +584,6 @@ func (r *run) trueFalse() {
 			Tags:        []string{feature, GenTrueFalse},
 		}
 		r.add(Generated{Question: q, Provenance: r.provenance(GenTrueFalse, f.e, feature, f.sc.Stage, f.release)},
-			featureKey(feature)+"\x00"+f.release)
+			changelog.FeatureKey(feature)+"\x00"+f.release)
 	}
 }
