@@ -37,6 +37,8 @@ type learner struct {
 	// think is the mean pause before each study request, as a learner
 	// reads the card or the feedback; 0 sends the next request at once.
 	think time.Duration
+	// graded counts the reviews this learner has recorded, warm-up included.
+	graded int
 }
 
 func newLearner(base, login, password string, transport http.RoundTripper, seed uint64) *learner {
@@ -97,24 +99,6 @@ func expect(op string, got, want int, body []byte) error {
 		return fmt.Errorf("%s: status %d, want %d: %.120q", op, got, want, body)
 	}
 	return nil
-}
-
-// register creates the learner's account through the registration form,
-// which also signs it in.
-func (l *learner) register(ctx context.Context) error {
-	f, err := l.pageForm(ctx, "/register", `action="/register"`)
-	if err != nil {
-		return err
-	}
-	f.hidden.Set("login", l.login)
-	f.hidden.Set("display_name", l.login)
-	f.hidden.Set("password", l.password)
-	f.hidden.Set("password2", l.password)
-	code, err := l.send(ctx, http.MethodPost, "/register", f.hidden, false)
-	if err != nil {
-		return fmt.Errorf("register %s: %w", l.login, err)
-	}
-	return expect("register "+l.login, code, http.StatusSeeOther, l.body.Bytes())
 }
 
 // signIn signs in through the sign-in form, as a browser does.
@@ -181,9 +165,10 @@ var (
 	markStudy      = []byte(`id="study"`)
 )
 
-// errQueueEmpty means the learner had nothing to study: the run ran out of
-// cards and measured the empty page instead.
-var errQueueEmpty = errors.New("study queue empty")
+// errQueueEmpty means the learner had nothing to study: it has seen every
+// card and the next ones are not due yet, so the page measured was the empty
+// queue. Give the server more decks (-copies in process), or run shorter.
+var errQueueEmpty = errors.New("study queue empty: every card seen, none due yet (more decks, or a shorter run)")
 
 // nextCard loads the next-card page and returns its answer form.
 func (l *learner) nextCard(ctx context.Context, rec *recorder) (form, error) {
@@ -248,6 +233,7 @@ func (l *learner) studyOnce(ctx context.Context, rec *recorder) error {
 		return err
 	}
 	rec.observe(opGrade, time.Since(start))
+	l.graded++
 	return nil
 }
 

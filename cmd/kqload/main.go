@@ -1,6 +1,7 @@
 // Command kqload is kubequiz's study load benchmark. It serves kubequiz on
 // loopback from a fresh temporary database with the bundled question bank
-// (or targets a server already running on this machine, -url), signs in
+// (or targets a server already running on this machine, -url with its
+// database file -db, where the learners' accounts are created), signs in
 // -users simulated learners and has them study for -duration, then
 // measures, in the same run, two ceilings of this machine: a bare echo
 // handler and single-row SQLite write transactions with kubequiz's settings.
@@ -13,6 +14,11 @@
 //	page    every learner only loads the next-card page, GET /study
 //	echo    the same client pool on a bare echo handler, GET /hello
 //	sqlite  one writer: BEGIN IMMEDIATE; INSERT one row; COMMIT
+//
+// Learners send each request as soon as the last answer arrives, so the
+// server is saturated; -think adds a pause before each study request. The
+// bundled decks are imported -copies more times under other slugs and the
+// learners' daily limits are raised, so that the queue does not run dry.
 //
 // The load generator runs in the same process and on the same cores as the
 // server. The exit status is 1 when any request failed.
@@ -89,8 +95,8 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.users, "users", 64, "simulated learners, each with its own session and connection")
 	fs.DurationVar(&c.duration, "duration", 20*time.Second, "measured time of each phase")
 	fs.DurationVar(&c.warmup, "warmup", 3*time.Second, "unrecorded time before each phase")
-	fs.StringVar(&c.url, "url", "", "a kubequiz server already running on this machine (http://127.0.0.1:PORT); learners register through /register")
-	fs.StringVar(&c.dbPath, "db", "", "with -url: that server's database file, to raise the learners' daily limits")
+	fs.StringVar(&c.url, "url", "", "a kubequiz server already running on this machine (http://127.0.0.1:PORT), with -db")
+	fs.StringVar(&c.dbPath, "db", "", "with -url: that server's database file, where the learners' accounts are created")
 	fs.Uint64Var(&c.seed, "seed", 1, "seed of the learners' answers and grades")
 	fs.IntVar(&c.copies, "copies", 3, "extra copies of the bundled decks, so that learners do not run out of new cards")
 	fs.StringVar(&phases, "phases", strings.Join(allPhases, ","), "phases to run, in this order")
@@ -131,8 +137,9 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 			return c, err
 		}
 		c.url = strings.TrimRight(c.url, "/")
-	} else if c.dbPath != "" {
-		return c, errors.New("-db goes with -url")
+	}
+	if (c.url == "") != (c.dbPath == "") {
+		return c, errors.New("-url and -db go together: the learners' accounts are created in the target's database file")
 	}
 	return c, nil
 }
@@ -152,20 +159,25 @@ func checkLoopback(raw string) error {
 
 // report is the whole run.
 type report struct {
-	Date        string        `json:"date"`
-	Users       int           `json:"users"`
-	Think       string        `json:"think"`
-	LoadAverage string        `json:"load_average,omitempty"`
-	Duration    string        `json:"duration"`
-	Warmup      string        `json:"warmup"`
-	CPUs        int           `json:"cpus"`
-	GoMaxProcs  int           `json:"gomaxprocs"`
-	Target      string        `json:"target"`
-	Decks       int           `json:"decks"`
-	SetupSecond float64       `json:"setup_seconds"`
-	Phases      []phaseResult `json:"phases"`
-	Ratios      ratios        `json:"ratios"`
-	Errors      int           `json:"errors"`
+	Date        string `json:"date"`
+	Users       int    `json:"users"`
+	Think       string `json:"think"`
+	LoadAverage string `json:"load_average,omitempty"`
+	Duration    string `json:"duration"`
+	Warmup      string `json:"warmup"`
+	CPUs        int    `json:"cpus"`
+	GoMaxProcs  int    `json:"gomaxprocs"`
+	Target      string `json:"target"`
+	External    bool   `json:"external"` // -url: the server runs in another process
+	Decks       int    `json:"decks"`
+	// ReviewsPerLearner is the mean number of reviews each learner had
+	// recorded when the study phase ended (warm-up included): the phases
+	// after it serve the cards it left.
+	ReviewsPerLearner float64       `json:"reviews_per_learner"`
+	SetupSecond       float64       `json:"setup_seconds"`
+	Phases            []phaseResult `json:"phases"`
+	Ratios            ratios        `json:"ratios"`
+	Errors            int           `json:"errors"`
 }
 
 type ratios struct {
@@ -204,7 +216,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer stopTarget()
-	rep.Target, rep.Decks = base, decks
+	rep.Target, rep.Decks, rep.External = base, decks, cfg.url != ""
 	rep.SetupSecond = time.Since(setupStart).Seconds()
 	fmt.Fprintf(stderr, "kqload: %d learners signed in to %s, subscribed to %d decks (%.1f s)\n",
 		len(learners), base, decks, rep.SetupSecond)
@@ -225,6 +237,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		rep.Phases = append(rep.Phases, res)
 		rep.Errors += res.Errors
+		if name == "study" {
+			total := 0
+			for _, l := range learners {
+				total += l.graded
+			}
+			rep.ReviewsPerLearner = float64(total) / float64(len(learners))
+		}
 	}
 	rep.Ratios = ratios{
 		GradeToSQLite: ratio(rep.rate("study", opGrade), rep.rate("sqlite", opInsert)),
@@ -293,22 +312,13 @@ func setUp(ctx context.Context, cfg config, dir string, transport http.RoundTrip
 		for _, l := range learners {
 			l.base = base
 		}
+	} else if err := addToDatabase(ctx, cfg.dbPath, learners, loadNewPerDay, loadReviewsPerDay); err != nil {
+		return "", nil, stop, 0, err
 	}
 	// Sign-ins run two at a time: the server hashes two passwords at once,
 	// and more attempts in flight from one address would meet its
 	// per-address sign-in limit.
-	err := eachOf(learners, 2, func(l *learner) error {
-		if cfg.url != "" {
-			return l.register(ctx)
-		}
-		return l.signIn(ctx)
-	})
-	if err == nil && cfg.dbPath != "" {
-		err = raiseLimits(ctx, cfg.dbPath, learners, loadNewPerDay, loadReviewsPerDay)
-	}
-	if err == nil && cfg.url != "" && cfg.dbPath == "" {
-		fmt.Fprintln(stderr, "kqload: without -db the learners keep the default daily limits (20 new cards); the queue may run dry")
-	}
+	err := eachOf(learners, 2, func(l *learner) error { return l.signIn(ctx) })
 	var decks atomic.Int64
 	if err == nil {
 		err = eachOf(learners, 8, func(l *learner) error {
@@ -466,7 +476,12 @@ func printReport(w io.Writer, r report) {
 		r.Date, r.Users, r.Duration, r.Warmup, r.Decks, r.Target)
 	fmt.Fprintf(w, "load generator and server share this machine's %d CPUs (GOMAXPROCS %d); load average at start %s\n",
 		r.CPUs, r.GoMaxProcs, r.LoadAverage)
-	fmt.Fprintf(w, "think time in the study phase: %s\n\n", r.Think)
+	fmt.Fprintf(w, "think time in the study phase: %s; reviews per learner when it ended: %.0f\n", r.Think, r.ReviewsPerLearner)
+	who := "server and load generator"
+	if r.External {
+		who = "load generator only (the server is another process)"
+	}
+	fmt.Fprintf(w, "CPU µs/op: CPU time of this process (%s) per review, page, request or transaction\n\n", who)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "phase\trequest\tcount\tper s\tp50 ms\tp95 ms\tp99 ms\tmax ms\terrors\tCPU µs/op\t")
 	for _, p := range r.Phases {

@@ -52,11 +52,12 @@ func TestParseConfig(t *testing.T) {
 		wantErr string
 	}{
 		{"defaults", nil, ""},
-		{"loopback target", []string{"-url", "http://127.0.0.1:8080/"}, ""},
-		{"other host", []string{"-url", "http://192.0.2.1:8080"}, "only a loopback address"},
-		{"host name", []string{"-url", "http://example.com:8080"}, "only a loopback address"},
-		{"no port", []string{"-url", "http://127.0.0.1"}, "want http://127.0.0.1:PORT"},
-		{"db without url", []string{"-db", "x.db"}, "-db goes with -url"},
+		{"loopback target", []string{"-url", "http://127.0.0.1:8080/", "-db", "x.db"}, ""},
+		{"other host", []string{"-url", "http://192.0.2.1:8080", "-db", "x.db"}, "only a loopback address"},
+		{"host name", []string{"-url", "http://example.com:8080", "-db", "x.db"}, "only a loopback address"},
+		{"no port", []string{"-url", "http://127.0.0.1", "-db", "x.db"}, "want http://127.0.0.1:PORT"},
+		{"db without url", []string{"-db", "x.db"}, "go together"},
+		{"url without db", []string{"-url", "http://127.0.0.1:8080"}, "go together"},
 		{"unknown phase", []string{"-phases", "study,nap"}, "unknown phase"},
 		{"no users", []string{"-users", "0"}, "want 1 to 1000"},
 	}

@@ -175,24 +175,19 @@ func cmpErr(first, err error) error {
 	return err
 }
 
-// raiseLimits sets the daily limits of existing accounts in the database
-// file of a server run apart (-url with -db).
-func raiseLimits(ctx context.Context, dbPath string, ls []*learner, newPerDay, reviewsPerDay int) error {
+// addToDatabase creates the learners' accounts in the database file of a
+// server run apart (-url with -db), as "kubequiz user add" does, with the
+// same raised daily limits.
+func addToDatabase(ctx context.Context, dbPath string, ls []*learner, newPerDay, reviewsPerDay int) error {
 	db, err := store.Open(ctx, dbPath)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	for _, l := range ls {
-		c, err := db.Credentials(ctx, l.login)
-		if err != nil {
-			return err
-		}
-		if err := db.SetStudyLimits(ctx, c.User.ID, newPerDay, reviewsPerDay); err != nil {
-			return err
-		}
+	srv, err := web.New(web.Config{}, db, discardLogger())
+	if err == nil {
+		err = (&inProcess{db: db, srv: srv}).addLearners(ctx, ls, newPerDay, reviewsPerDay)
 	}
-	return nil
+	return errors.Join(err, db.Close())
 }
 
 // discardLogger formats log records as the server would and drops them.
