@@ -181,7 +181,6 @@ func hash64(parts ...string) uint64 {
 	return h.Sum64()
 }
 
-
 // kindName maps a changelog kind to the question bank's source.kind words.
 func kindName(k changelog.Kind) string {
 	switch k {
