@@ -39,19 +39,40 @@ func (db *DB) ImportBank(ctx context.Context, files []bank.Decoded, opt ImportOp
 	if err := distinctDecks(files); err != nil {
 		return nil, fmt.Errorf("store: import: %w", err)
 	}
+	if opt.DryRun {
+		results, err := db.planFiles(ctx, files, opt.Prune)
+		if err != nil {
+			return nil, fmt.Errorf("store: import: %w", err)
+		}
+		return results, nil
+	}
 	var results []DeckResult
 	err := db.tx(ctx, func(tx *sql.Tx) error {
 		var err error
-		if results, err = importFiles(ctx, tx, files, opt); err != nil {
-			return err
-		}
-		if opt.DryRun {
-			return errDryRun
-		}
-		return nil
+		results, err = importFiles(ctx, tx, files, opt)
+		return err
 	})
-	if err != nil && !errors.Is(err, errDryRun) {
+	if err != nil {
 		return nil, fmt.Errorf("store: import: %w", err)
+	}
+	return results, nil
+}
+
+// planFiles computes a dry run on the read pool: it writes nothing and so
+// never holds the write lock that learners' reviews need.
+func (db *DB) planFiles(ctx context.Context, files []bank.Decoded, prune bool) ([]DeckResult, error) {
+	results := make([]DeckResult, 0, len(files))
+	for _, f := range files {
+		var deckID int64
+		err := db.read.QueryRowContext(ctx, `SELECT id FROM decks WHERE slug = ?`, f.File.Deck.Slug).Scan(&deckID)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return nil, fmt.Errorf("%s: deck %s: %w", f.File.Name, f.File.Deck.Slug, err)
+		}
+		r, err := planFile(ctx, db.read, deckID, f, prune)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f.File.Name, err)
+		}
+		results = append(results, r)
 	}
 	return results, nil
 }
@@ -126,12 +147,11 @@ func importFile(ctx context.Context, tx *sql.Tx, f bank.Decoded, opt ImportOptio
 		return DeckResult{}, fmt.Errorf("deck %s: %w", d.Slug, err)
 	}
 
-	stored, old, err := storedYAMLQuestions(ctx, tx, deckID)
+	res, err := planFile(ctx, tx, deckID, f, opt.Prune)
 	if err != nil {
-		return DeckResult{}, err
+		return res, err
 	}
-	plan := bank.Plan(stored, f.File, opt.Prune)
-	res := DeckResult{File: f.File.Name, Plan: plan, Changes: map[string][]bank.FieldChange{}}
+	plan := res.Plan
 
 	added := set(plan.Added)
 	updated := set(plan.Updated)
@@ -177,11 +197,6 @@ func importFile(ctx context.Context, tx *sql.Tx, f bank.Decoded, opt ImportOptio
 				q.Source.SIG, q.Source.Kind, prs, q.Source.URL, tags, q.ContentHash(), now, deckID, q.ExtID); err != nil {
 				return res, fmt.Errorf("update question %s: %w", q.ExtID, err)
 			}
-			if prev, ok := old[q.ExtID]; ok {
-				if ch := bank.Diff(prev, q); len(ch) > 0 {
-					res.Changes[q.ExtID] = ch
-				}
-			}
 		default:
 			if _, err := move.ExecContext(ctx, i, deckID, q.ExtID, i); err != nil {
 				return res, fmt.Errorf("reorder question %s: %w", q.ExtID, err)
@@ -202,28 +217,57 @@ func importFile(ctx context.Context, tx *sql.Tx, f bank.Decoded, opt ImportOptio
 	return res, nil
 }
 
-// storedYAMLQuestions returns what planning needs of a deck's YAML questions,
-// and the questions themselves by id for showing what an update changes.
-func storedYAMLQuestions(ctx context.Context, tx *sql.Tx, deckID int64) ([]bank.Stored, map[string]quiz.Question, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT `+questionColumns+`, q.content_hash
-		FROM questions q JOIN decks d ON d.id = q.deck_id
-		WHERE q.deck_id = ? AND q.origin = 'yaml' ORDER BY q.position, q.id`, deckID)
-	if err != nil {
-		return nil, nil, fmt.Errorf("load stored questions: %w", err)
-	}
-	defer rows.Close()
-	var stored []bank.Stored
-	old := map[string]quiz.Question{}
-	for rows.Next() {
-		var hash string
-		sq, err := scanQuestion(scanWithExtra{rows, &hash})
+// planFile computes what importing f does to the deck deckID (0 for a deck
+// that does not exist yet), reading only: the plan, and the fields that
+// change in each updated question. An id the file adds that a generated
+// question of the deck already holds is a conflict.
+func planFile(ctx context.Context, q querier, deckID int64, f bank.Decoded, prune bool) (DeckResult, error) {
+	res := DeckResult{File: f.File.Name, Changes: map[string][]bank.FieldChange{}}
+	var (
+		stored []bank.Stored
+		old    = map[string]quiz.Question{}
+		taken  = map[string]bool{} // ext ids of questions that did not come from YAML
+	)
+	if deckID != 0 {
+		rows, err := q.QueryContext(ctx, `SELECT `+questionColumns+`, q.content_hash
+			FROM questions q JOIN decks d ON d.id = q.deck_id
+			WHERE q.deck_id = ? ORDER BY q.position, q.id`, deckID)
 		if err != nil {
-			return nil, nil, fmt.Errorf("load stored questions: %w", err)
+			return res, fmt.Errorf("load stored questions: %w", err)
 		}
-		stored = append(stored, bank.Stored{ExtID: sq.Question.ExtID, ContentHash: hash, Status: sq.Status})
-		old[sq.Question.ExtID] = sq.Question
+		defer rows.Close()
+		for rows.Next() {
+			var hash string
+			sq, err := scanQuestion(scanWithExtra{rows, &hash})
+			if err != nil {
+				return res, fmt.Errorf("load stored questions: %w", err)
+			}
+			if sq.Origin != quiz.FromYAML {
+				taken[sq.Question.ExtID] = true
+				continue
+			}
+			stored = append(stored, bank.Stored{ExtID: sq.Question.ExtID, ContentHash: hash, Status: sq.Status})
+			old[sq.Question.ExtID] = sq.Question
+		}
+		if err := rows.Err(); err != nil {
+			return res, fmt.Errorf("load stored questions: %w", err)
+		}
 	}
-	return stored, old, rows.Err()
+	res.Plan = bank.Plan(stored, f.File, prune)
+	for _, id := range res.Plan.Added {
+		if taken[id] {
+			return res, fmt.Errorf("add question %s: a generated question of deck %s has this id: %w", id, f.File.Deck.Slug, quiz.ErrConflict)
+		}
+	}
+	updated := set(res.Plan.Updated)
+	for _, nq := range f.File.Questions {
+		if prev, ok := old[nq.ExtID]; ok && updated[nq.ExtID] {
+			if ch := bank.Diff(prev, nq); len(ch) > 0 {
+				res.Changes[nq.ExtID] = ch
+			}
+		}
+	}
+	return res, nil
 }
 
 // scanWithExtra scans questionColumns followed by more columns.

@@ -279,3 +279,36 @@ func importTestExec(t *testing.T, db *DB, query string, args ...any) {
 		t.Fatalf("%s: %v", query, err)
 	}
 }
+
+// TestImportDryRunReadsOnly shows that a dry run neither waits for nor takes
+// the write lock, and still reports an id that a generated question holds.
+func TestImportDryRunReadsOnly(t *testing.T) {
+	ctx := context.Background()
+	db := newTestDB(t)
+	file := decodeFile(t, "a.yaml", deckYAML("deck-a", 3, nil))
+	if _, err := db.ImportBank(ctx, []bank.Decoded{file}, ImportOptions{Actor: "test", Now: t0}); err != nil {
+		t.Fatal(err)
+	}
+	importTestExec(t, db, `INSERT INTO questions (deck_id, ext_id, position, type, prompt, payload, explanation, origin, status, content_hash, created_at, updated_at)
+		SELECT id, 'q-00003', 99, 'typed', 'p', '{}', 'e', 'generated', 'draft', 'h', 0, 0 FROM decks WHERE slug = 'deck-a'`)
+
+	// Another writer holds the write lock for the whole dry run.
+	tx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	dctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	res, err := db.ImportBank(dctx, []bank.Decoded{decodeFile(t, "a.yaml", deckYAML("deck-a", 3, nil))}, ImportOptions{Actor: "test", DryRun: true, Now: t0})
+	if err != nil {
+		t.Fatalf("dry run while another transaction writes: %v", err)
+	}
+	if got, want := counts(res[0]), [4]int{0, 0, 3, 0}; got != want {
+		t.Errorf("dry run counts = %v, want %v", got, want)
+	}
+	_, err = db.ImportBank(dctx, []bank.Decoded{decodeFile(t, "a.yaml", deckYAML("deck-a", 4, nil))}, ImportOptions{Actor: "test", DryRun: true, Now: t0})
+	if !errors.Is(err, quiz.ErrConflict) {
+		t.Errorf("dry run adding an id a generated question holds = %v, want a conflict", err)
+	}
+}

@@ -34,7 +34,7 @@ func (db *DB) LoginSucceeded(ctx context.Context, login, ip string, now time.Tim
 
 // knownDevice reports whether login signed in successfully from the address
 // key after since (unix ms).
-func knownDevice(ctx context.Context, q queryer, login, key string, since int64) (bool, error) {
+func knownDevice(ctx context.Context, q querier, login, key string, since int64) (bool, error) {
 	var n int
 	err := q.QueryRowContext(ctx, `SELECT count(*) FROM login_devices WHERE login = ? AND ip = ? AND last_at > ?`,
 		login, key, since).Scan(&n)

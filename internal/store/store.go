@@ -123,6 +123,12 @@ func (db *DB) Close() error {
 	return errors.Join(errs...)
 }
 
+// querier is what read helpers need; *sql.DB and *sql.Tx both have it.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
 // tx runs fn in one write transaction (BEGIN IMMEDIATE through the DSN),
 // committing when fn returns nil and rolling back otherwise.
 func (db *DB) tx(ctx context.Context, fn func(tx *sql.Tx) error) error {

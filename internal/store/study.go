@@ -29,12 +29,6 @@ type DeckProgress struct {
 	Due int
 }
 
-// querier is what read helpers need; *sql.DB and *sql.Tx both have it.
-type querier interface {
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
-
 // deckProgressQuery counts, per deck with published questions, the learner's
 // cards. ?1 user id, ?2 now (ms), ?3 a deck slug or ” for every deck. The
 // plan walks questions_deck_status per deck and looks each card up by its

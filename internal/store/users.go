@@ -591,12 +591,8 @@ func (db *DB) LoginFailures(ctx context.Context, login, ip string, since time.Ti
 	return c, nil
 }
 
-// queryer is a *sql.DB or a *sql.Tx.
-type queryer interface {
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
-
-func countFailures(ctx context.Context, tx queryer, login, key string, since int64) (LoginFailureCounts, error) {
+// querier is a *sql.DB or a *sql.Tx.
+func countFailures(ctx context.Context, tx querier, login, key string, since int64) (LoginFailureCounts, error) {
 	var c LoginFailureCounts
 	err := tx.QueryRowContext(ctx, `SELECT
 		(SELECT count(*) FROM login_failures WHERE login = ? AND ip = ? AND at > ?),
