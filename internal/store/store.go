@@ -165,7 +165,8 @@ func hotReads() []string {
 // hotWrites are the statements of recording a review and of sliding a
 // session's idle timeout.
 func hotWrites() []string {
-	return []string{cardForAnswerQuery, insertReviewQuery, saveCardQuery, earlierReviewQuery, touchSessionQuery}
+	return []string{cardForAnswerQuery, insertReviewQuery, saveCardQuery, startCursorQuery, advanceCursorQuery,
+		earlierReviewQuery, touchSessionQuery}
 }
 
 // stmts are statements prepared once on a pool. database/sql prepares each

@@ -151,21 +151,27 @@ const (
 	// Step 2: due reviews, most overdue first.
 	dueReviewQuery = dueCardQuery + ` AND c.state = 2 ORDER BY c.due LIMIT 1`
 
-	// Step 3: new cards in deck order. ?1 user id; subscribed decks in
-	// deck id order (subscriptions' key, then questions_deck_status).
+	// Step 3: new cards in deck order, from each deck's new-card cursor
+	// (migration 0008) on. ?1 user id, ?2 the position below every other
+	// (noCursor); subscribed decks in deck id order (subscriptions' key,
+	// then questions_deck_status).
 	newCardAllQuery = `SELECT ` + questionColumns + `, d.title
 		FROM subscriptions s
 		JOIN decks d ON d.id = s.deck_id
 		JOIN questions q ON q.deck_id = s.deck_id AND q.status = 'published'
+		  AND q.position > coalesce((SELECT k.covered_through FROM new_card_cursors k
+		                             WHERE k.user_id = ?1 AND k.deck_id = s.deck_id), ?2)
 		WHERE s.user_id = ?1
 		  AND NOT EXISTS (SELECT 1 FROM cards c WHERE c.user_id = ?1 AND c.question_id = q.id)
 		ORDER BY s.deck_id, q.position, q.id
 		LIMIT 1`
-	// ?1 user id, ?2 deck id.
+	// ?1 user id, ?2 noCursor, ?3 deck id.
 	newCardDeckQuery = `SELECT ` + questionColumns + `, d.title
 		FROM questions q
 		JOIN decks d ON d.id = q.deck_id
-		WHERE q.deck_id = ?2 AND q.status = 'published'
+		WHERE q.deck_id = ?3 AND q.status = 'published'
+		  AND q.position > coalesce((SELECT k.covered_through FROM new_card_cursors k
+		                             WHERE k.user_id = ?1 AND k.deck_id = ?3), ?2)
 		  AND NOT EXISTS (SELECT 1 FROM cards c WHERE c.user_id = ?1 AND c.question_id = q.id)
 		ORDER BY q.position, q.id
 		LIMIT 1`
@@ -254,9 +260,9 @@ func (db *DB) nextCard(ctx context.Context, userID int64, deckSlug string, now t
 
 	var row *sql.Row
 	if deckID == 0 {
-		row = q.QueryRowContext(ctx, newCardAllQuery, userID)
+		row = q.QueryRowContext(ctx, newCardAllQuery, userID, noCursor)
 	} else {
-		row = q.QueryRowContext(ctx, newCardDeckQuery, userID, deckID)
+		row = q.QueryRowContext(ctx, newCardDeckQuery, userID, noCursor, deckID)
 	}
 	c, err = scanNewCard(row, now)
 	switch {

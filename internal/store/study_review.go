@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"kubequiz/internal/fsrs"
@@ -92,6 +93,10 @@ type Review struct {
 	At       time.Time
 }
 
+// noCursor is the position of a cursor that covers nothing: below every
+// question's.
+const noCursor = math.MinInt64
+
 // maxRequestID bounds the length of a request id.
 const maxRequestID = 64
 
@@ -123,6 +128,18 @@ const (
 			difficulty = excluded.difficulty, elapsed_days = excluded.elapsed_days,
 			scheduled_days = excluded.scheduled_days, learning_steps = excluded.learning_steps,
 			reps = excluded.reps, lapses = excluded.lapses, last_review = excluded.last_review`
+	// The new-card cursor of migration 0008: ?1 user id, ?2 deck id; ?3 is
+	// noCursor for a cursor's start, then the position of the question
+	// first graded. The cursor moves to it when no published question
+	// between the two lacks a card.
+	startCursorQuery = `INSERT INTO new_card_cursors (user_id, deck_id, covered_through)
+		VALUES (?1, ?2, ?3) ON CONFLICT (user_id, deck_id) DO NOTHING`
+	advanceCursorQuery = `UPDATE new_card_cursors SET covered_through = ?3
+		WHERE user_id = ?1 AND deck_id = ?2 AND covered_through < ?3
+		  AND NOT EXISTS (SELECT 1 FROM questions q
+		      WHERE q.deck_id = ?2 AND q.status = 'published'
+		        AND q.position > new_card_cursors.covered_through AND q.position <= ?3
+		        AND NOT EXISTS (SELECT 1 FROM cards c WHERE c.user_id = ?1 AND c.question_id = q.id))`
 	earlierReviewQuery = `SELECT rating, correct, reviewed_at, state_after, due_after
 		FROM review_log WHERE request_id = ? AND user_id = ? AND question_id = ?`
 )
@@ -199,12 +216,28 @@ func (db *DB) RecordReview(ctx context.Context, r Review) (Recorded, error) {
 		if err != nil {
 			return fmt.Errorf("save card: %w", err)
 		}
+		if sc.IsNew {
+			return advanceCursor(ctx, q, r.UserID, sc.Question)
+		}
 		return nil
 	})
 	if err != nil {
 		return Recorded{}, fmt.Errorf("store: record review of question %d by user %d: %w", r.QuestionID, r.UserID, err)
 	}
 	return out, nil
+}
+
+// advanceCursor moves userID's new-card cursor in the deck of q, a question
+// they have just graded for the first time, up to q when every published
+// question before it has a card.
+func advanceCursor(ctx context.Context, tx txStmts, userID int64, q StoredQuestion) error {
+	if _, err := tx.ExecContext(ctx, startCursorQuery, userID, q.DeckID, noCursor); err != nil {
+		return fmt.Errorf("start new-card cursor: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, advanceCursorQuery, userID, q.DeckID, q.Position); err != nil {
+		return fmt.Errorf("advance new-card cursor: %w", err)
+	}
+	return nil
 }
 
 // earlierReview returns the review already recorded under r's request id.

@@ -523,8 +523,9 @@ func TestStudyQueryPlans(t *testing.T) {
 	}{
 		{"due learning", dueLearningQuery, []any{1, 0, 0}, []string{"cards_user_due (user_id=? AND due<?)"}},
 		{"due review", dueReviewQuery, []any{1, 0, 7}, []string{"cards_user_due (user_id=? AND due<?)"}},
-		{"new, all decks", newCardAllQuery, []any{1}, []string{"questions_deck_status", "USING PRIMARY KEY"}},
-		{"new, one deck", newCardDeckQuery, []any{1, 7}, []string{"questions_deck_status", "USING PRIMARY KEY"}},
+		{"new, all decks", newCardAllQuery, []any{1, noCursor}, []string{"questions_deck_status (deck_id=? AND status=? AND position>?)", "USING PRIMARY KEY"}},
+		{"new, one deck", newCardDeckQuery, []any{1, noCursor, 7}, []string{"questions_deck_status (deck_id=? AND status=? AND position>?)", "USING PRIMARY KEY"}},
+		{"advance cursor", advanceCursorQuery, []any{1, 7, 12}, []string{"questions_deck_status (deck_id=? AND status=? AND position>? AND position<?)"}},
 		{"today", todayQuery, []any{1, 0}, []string{"COVERING INDEX review_log_user_day"}},
 		{"next due", nextDueQuery, []any{1, 0, 0}, []string{"cards_user_due (user_id=? AND due>?)"}},
 	}
