@@ -39,6 +39,9 @@ type learner struct {
 	think time.Duration
 	// graded counts the reviews this learner has recorded, warm-up included.
 	graded int
+	// card is the answer form of the card on screen: the grade's answer
+	// carries the next one, as in the browser. Empty before the first page.
+	card form
 }
 
 func newLearner(base, login, password string, transport http.RoundTripper, seed uint64) *learner {
@@ -190,15 +193,21 @@ func (l *learner) nextCard(ctx context.Context, rec *recorder) (form, error) {
 	return forms[0], nil
 }
 
-// studyOnce is one review: the next-card page, an answer (right or wrong,
-// at random), then a grade, the preselected one most of the time. The
-// answer and the grade are htmx requests, as in the browser.
+// studyOnce is one review, as a browser with htmx makes it: an answer
+// (right or wrong, at random) to the card on screen, then a grade, the
+// preselected one most of the time. The grade's answer carries the next
+// card, so the next-card page is loaded only for the first card.
 func (l *learner) studyOnce(ctx context.Context, rec *recorder) error {
 	l.pause(ctx)
-	q, err := l.nextCard(ctx, rec)
-	if err != nil {
-		return err
+	if l.card.action == "" {
+		f, err := l.nextCard(ctx, rec)
+		if err != nil {
+			return err
+		}
+		l.card = f
 	}
+	q := l.card
+	l.card = form{}
 	answer := l.answer(q)
 	l.pause(ctx)
 	start := time.Now()
@@ -234,6 +243,12 @@ func (l *learner) studyOnce(ctx context.Context, rec *recorder) error {
 	}
 	rec.observe(opGrade, time.Since(start))
 	l.graded++
+	forms := parseForms(l.body.Bytes(), markAnswerForm)
+	if len(forms) == 0 {
+		rec.fail(opGrade, errQueueEmpty)
+		return errQueueEmpty
+	}
+	l.card = forms[0]
 	return nil
 }
 

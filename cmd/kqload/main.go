@@ -369,7 +369,7 @@ func runPhase(ctx context.Context, cfg config, name string, ls []*learner, trans
 		}()
 		return warmAndMeasure(ctx, name, len(ls), cfg.warmup, cfg.duration, cfg.maxRequests,
 			func(ctx context.Context, w int, rec *recorder) error { return ls[w].studyOnce(ctx, rec) },
-			opPage, opAnswer, opGrade), nil
+			opAnswer, opGrade), nil
 	case "page":
 		return warmAndMeasure(ctx, name, len(ls), cfg.warmup, cfg.duration, cfg.maxRequests,
 			func(ctx context.Context, w int, rec *recorder) error { return ls[w].pageOnce(ctx, rec) },

@@ -32,7 +32,7 @@ func TestRun(t *testing.T) {
 		t.Errorf("users %d, decks %d, errors %d; want 3, 4, 0", rep.Users, rep.Decks, rep.Errors)
 	}
 	for _, c := range []struct{ phase, op string }{
-		{"study", opPage}, {"study", opAnswer}, {"study", opGrade},
+		{"study", opAnswer}, {"study", opGrade},
 		{"page", opPage}, {"echo", opHello}, {"sqlite", opInsert},
 	} {
 		o := rep.phase(c.phase).op(c.op)

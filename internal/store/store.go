@@ -156,16 +156,15 @@ func fromMS(v int64) time.Time { return time.UnixMilli(v).UTC() }
 // lookup, the study queue and the card shown for grading.
 func hotReads() []string {
 	return []string{
-		sessionUserQuery, studySettingsQuery, studyDeckQuery, subscriptionCountQuery,
-		dueLearningQuery, dueReviewQuery, todayQuery, newCardAllQuery, newCardDeckQuery,
-		nextDueQuery, dueBeforeQuery, cardForAnswerQuery,
+		sessionUserQuery, studyDeckQuery, subscriptionCountQuery, queueAllQuery, queueDeckQuery,
+		todayQuery, nextDueQuery, dueBeforeQuery, cardForAnswerQuery,
 	}
 }
 
 // hotWrites are the statements of recording a review and of sliding a
 // session's idle timeout.
 func hotWrites() []string {
-	return []string{cardForAnswerQuery, insertReviewQuery, saveCardQuery, startCursorQuery, advanceCursorQuery,
+	return []string{cardForAnswerQuery, insertReviewQuery, countDayQuery, startDayQuery, saveCardQuery, startCursorQuery, advanceCursorQuery,
 		earlierReviewQuery, touchSessionQuery}
 }
 

@@ -137,29 +137,6 @@ func studyDay(now time.Time, loc *time.Location) (start, next time.Time) {
 	return start, next
 }
 
-// studySettings are a learner's study preferences, read from their users row.
-type studySettings struct {
-	timezone      string
-	newPerDay     int
-	reviewsPerDay int
-}
-
-const studySettingsQuery = `SELECT timezone, new_per_day, reviews_per_day FROM users WHERE id = ?`
-
-// loadStudySettings reads userID's settings. An unknown user is
-// quiz.ErrNotFound.
-func loadStudySettings(ctx context.Context, q querier, userID int64) (studySettings, error) {
-	var s studySettings
-	err := q.QueryRowContext(ctx, studySettingsQuery, userID).Scan(&s.timezone, &s.newPerDay, &s.reviewsPerDay)
-	if errors.Is(err, sql.ErrNoRows) {
-		return s, fmt.Errorf("user %d: %w", userID, quiz.ErrNotFound)
-	}
-	if err != nil {
-		return s, fmt.Errorf("user %d settings: %w", userID, err)
-	}
-	return s, nil
-}
-
 // scheduler returns the FSRS scheduler for a desired retention: the server
 // defaults (fuzz on) with the learner's retention, or 0.9 if it is invalid.
 func scheduler(retention float64) (*fsrs.Scheduler, error) {

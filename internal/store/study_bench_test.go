@@ -101,12 +101,16 @@ func BenchmarkNextCard(b *testing.B) {
 		b.ReportAllocs()
 		i := 0
 		for b.Loop() {
-			if _, err := loadStudySettings(ctx, bd.db.read, bd.users[i%len(bd.users)]); err != nil {
+			if _, err := bd.db.UserByID(ctx, bd.users[i%len(bd.users)]); err != nil {
 				b.Fatal(err)
 			}
 			i++
 		}
 	})
+	users := make([]quiz.User, len(bd.users))
+	for i, id := range bd.users {
+		users[i] = learner(b, bd.db, id)
+	}
 	for _, bc := range []struct {
 		name string
 		deck string
@@ -121,7 +125,7 @@ func BenchmarkNextCard(b *testing.B) {
 			b.ReportAllocs()
 			i := 0
 			for b.Loop() {
-				n, err := bd.db.NextCard(ctx, bd.users[i%len(bd.users)], bc.deck, bc.now)
+				n, err := bd.db.NextCard(ctx, users[i%len(users)], bc.deck, bc.now)
 				if err != nil || !n.Found {
 					b.Fatalf("NextCard = %+v, %v", n.Found, err)
 				}

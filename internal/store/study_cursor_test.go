@@ -84,7 +84,7 @@ func runCursorSequence(t *testing.T, seed uint64) {
 	reviews := 0
 	grade := func(who int64, deck string) {
 		t.Helper()
-		next, err := db.NextCard(ctx, who, deck, now)
+		next, err := db.NextCard(ctx, learner(t, db, who), deck, now)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -131,7 +131,7 @@ func runCursorSequence(t *testing.T, seed uint64) {
 		}
 		for _, d := range append([]int64{0}, deckIDs...) {
 			slug := decks[d]
-			next, err := db.NextCard(ctx, user, slug, now)
+			next, err := db.NextCard(ctx, learner(t, db, user), slug, now)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -175,7 +175,7 @@ func TestNewCardCursorMoves(t *testing.T) {
 		return c
 	}
 	for i := range 3 {
-		next, err := db.NextCard(ctx, user, "", now)
+		next, err := db.NextCard(ctx, learner(t, db, user), "", now)
 		if err != nil || !next.Found {
 			t.Fatalf("NextCard = %+v, %v", next.Found, err)
 		}

@@ -43,6 +43,17 @@ func addStudyUser(tb testing.TB, db *DB, login string, o studyUserOpts) int64 {
 	return id
 }
 
+// learner reads a user back, settings included, as the session lookup
+// hands it to the study queue.
+func learner(tb testing.TB, db *DB, id int64) quiz.User {
+	tb.Helper()
+	u, err := db.UserByID(context.Background(), id)
+	if err != nil {
+		tb.Fatalf("user %d: %v", id, err)
+	}
+	return u
+}
+
 // addStudyDeck inserts a deck and returns its id.
 func addStudyDeck(tb testing.TB, db *DB, slug, release string) int64 {
 	tb.Helper()

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"kubequiz/internal/fsrs"
@@ -152,33 +153,52 @@ const (
 	dueReviewQuery = dueCardQuery + ` AND c.state = 2 ORDER BY c.due LIMIT 1`
 
 	// Step 3: new cards in deck order, from each deck's new-card cursor
-	// (migration 0008) on. ?1 user id, ?2 the position below every other
-	// (noCursor); subscribed decks in deck id order (subscriptions' key,
-	// then questions_deck_status).
+	// (migration 0008) on. ?5 is noCursor, the position below every other.
+	// Every subscribed deck: in deck id order (subscriptions' key, then
+	// questions_deck_status).
 	newCardAllQuery = `SELECT ` + questionColumns + `, d.title
 		FROM subscriptions s
 		JOIN decks d ON d.id = s.deck_id
 		JOIN questions q ON q.deck_id = s.deck_id AND q.status = 'published'
 		  AND q.position > coalesce((SELECT k.covered_through FROM new_card_cursors k
-		                             WHERE k.user_id = ?1 AND k.deck_id = s.deck_id), ?2)
+		                             WHERE k.user_id = ?1 AND k.deck_id = s.deck_id), ?5)
 		WHERE s.user_id = ?1
 		  AND NOT EXISTS (SELECT 1 FROM cards c WHERE c.user_id = ?1 AND c.question_id = q.id)
 		ORDER BY s.deck_id, q.position, q.id
 		LIMIT 1`
-	// ?1 user id, ?2 noCursor, ?3 deck id.
 	newCardDeckQuery = `SELECT ` + questionColumns + `, d.title
 		FROM questions q
 		JOIN decks d ON d.id = q.deck_id
 		WHERE q.deck_id = ?3 AND q.status = 'published'
 		  AND q.position > coalesce((SELECT k.covered_through FROM new_card_cursors k
-		                             WHERE k.user_id = ?1 AND k.deck_id = ?3), ?2)
+		                             WHERE k.user_id = ?1 AND k.deck_id = ?3), ?5)
 		  AND NOT EXISTS (SELECT 1 FROM cards c WHERE c.user_id = ?1 AND c.question_id = q.id)
 		ORDER BY q.position, q.id
 		LIMIT 1`
 
-	// First reviews of new cards and reviews of review cards since ?2.
-	todayQuery = `SELECT coalesce(sum(state_before = 0), 0), coalesce(sum(state_before = 2), 0)
-		FROM review_log WHERE user_id = ?1 AND reviewed_at >= ?2`
+	// The day's first reviews of new cards and reviews of review cards,
+	// since ?4, the start of the study day: the day's daily_reviews row
+	// (migration 0009), or a count in review_log while there is none.
+	newTodayColumn = `coalesce(
+		(SELECT new_count FROM daily_reviews WHERE user_id = ?1 AND day_start = ?4),
+		(SELECT count(*) FROM review_log WHERE user_id = ?1 AND reviewed_at >= ?4 AND state_before = 0))`
+	reviewsTodayColumn = `coalesce(
+		(SELECT review_count FROM daily_reviews WHERE user_id = ?1 AND day_start = ?4),
+		(SELECT count(*) FROM review_log WHERE user_id = ?1 AND reviewed_at >= ?4 AND state_before = 2))`
+
+	// queueAllQuery and queueDeckQuery are the three steps in one
+	// statement: at most one row per step, in step order, each row with
+	// its step number, the day's counts (0 for a learning card, which no
+	// limit holds back) and the card (NULL card columns for a new card).
+	// SQLite runs a step only when the rows before it have been read, so
+	// a due learning card costs one lookup. ?1 user id, ?2 now (ms), ?3
+	// deck id or 0, ?4 start of the study day (ms), ?5 noCursor.
+	queueAllQuery  = queueSteps + ` UNION ALL SELECT * FROM (SELECT 3, ` + dayCounts + `, ` + nullCardColumns + `, * FROM (` + newCardAllQuery + `))`
+	queueDeckQuery = queueSteps + ` UNION ALL SELECT * FROM (SELECT 3, ` + dayCounts + `, ` + nullCardColumns + `, * FROM (` + newCardDeckQuery + `))`
+	queueSteps     = `SELECT * FROM (SELECT 1, 0, 0, * FROM (` + dueLearningQuery + `))
+		UNION ALL SELECT * FROM (SELECT 2, ` + dayCounts + `, * FROM (` + dueReviewQuery + `))`
+	dayCounts       = newTodayColumn + `, ` + reviewsTodayColumn
+	nullCardColumns = `NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL`
 
 	nextDueQuery = `SELECT c.due
 		FROM cards c INDEXED BY cards_user_due
@@ -198,99 +218,100 @@ const (
 		FROM decks d WHERE d.slug = ?`
 )
 
-// NextCard returns the card userID should study next at now: due learning
-// and relearning cards first, then due reviews (most overdue first, up to
-// the daily review limit), then new cards in deck order up to the daily new
+// todayQuery counts the day's reviews as the queue does, for an empty
+// queue: ?1 user id, ?2 start of the study day (ms).
+var todayQuery = `SELECT ` + strings.ReplaceAll(dayCounts, "?4", "?2")
+
+// Steps of the study queue, as queueAllQuery numbers its rows.
+const (
+	stepLearning = 1
+	stepReview   = 2
+	stepNew      = 3
+)
+
+// NextCard returns the card u should study next at now: due learning and
+// relearning cards first, then due reviews (most overdue first, up to the
+// daily review limit), then new cards in deck order up to the daily new
 // limit. The study day rolls over at 04:00 in the user's time zone. With
 // deckSlug empty it serves every deck the user subscribes to; otherwise that
 // one deck, subscribed or not. A deck that does not exist or has no
 // published question is quiz.ErrNotFound. Draft and retired questions are
-// never served.
-func (db *DB) NextCard(ctx context.Context, userID int64, deckSlug string, now time.Time) (StudyNext, error) {
-	n, err := db.nextCard(ctx, userID, deckSlug, now)
+// never served. u's time zone and daily limits are used as given: the
+// caller has just read them (the session lookup).
+func (db *DB) NextCard(ctx context.Context, u quiz.User, deckSlug string, now time.Time) (StudyNext, error) {
+	n, err := db.nextCard(ctx, u, deckSlug, now)
 	if err != nil {
-		return n, fmt.Errorf("store: next card for user %d: %w", userID, err)
+		return n, fmt.Errorf("store: next card for user %d: %w", u.ID, err)
 	}
 	return n, nil
 }
 
-func (db *DB) nextCard(ctx context.Context, userID int64, deckSlug string, now time.Time) (StudyNext, error) {
-	var n StudyNext
-	// One read transaction: every step sees the same snapshot, and the
-	// connection takes its WAL read lock once.
-	tx, err := db.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
-		return n, fmt.Errorf("begin: %w", err)
-	}
-	defer tx.Rollback()
-
-	q := db.reads.in(tx)
-	set, err := loadStudySettings(ctx, q, userID)
-	if err != nil {
-		return n, err
-	}
+func (db *DB) nextCard(ctx context.Context, u quiz.User, deckSlug string, now time.Time) (StudyNext, error) {
+	var (
+		n   StudyNext
+		err error
+	)
 	if deckSlug != "" {
-		if n.Deck, err = studyDeck(ctx, q, deckSlug); err != nil {
+		if n.Deck, err = studyDeck(ctx, db.reads, deckSlug); err != nil {
 			return n, err
 		}
 	}
-	deckID, at := n.Deck.ID, ms(now)
-
-	if n.Card, n.Found, err = dueCard(ctx, q, dueLearningQuery, userID, at, deckID, now); err != nil || n.Found {
-		return n, err
-	}
-
-	loc := db.zones.location(set.timezone)
+	loc := db.zones.location(u.Timezone)
 	start, end := studyDay(now, loc)
-	if err := q.QueryRowContext(ctx, todayQuery, userID, ms(start)).Scan(&n.NewToday, &n.ReviewsToday); err != nil {
-		return n, fmt.Errorf("count today's reviews: %w", err)
+	deckID, at := n.Deck.ID, ms(now)
+	query := queueAllQuery
+	if deckID != 0 {
+		query = queueDeckQuery
 	}
-
-	c, ok, err := dueCard(ctx, q, dueReviewQuery, userID, at, deckID, now)
+	rows, err := db.reads.QueryContext(ctx, query, u.ID, at, deckID, ms(start), noCursor)
 	if err != nil {
-		return n, err
+		return n, fmt.Errorf("queue: %w", err)
 	}
-	if ok {
-		if n.ReviewsToday < set.reviewsPerDay {
+	defer rows.Close()
+	for rows.Next() {
+		var step int
+		c, err := scanStudyCard(rows, now, &step, &n.NewToday, &n.ReviewsToday)
+		if err != nil {
+			return n, fmt.Errorf("queue: %w", err)
+		}
+		switch {
+		case step == stepLearning,
+			step == stepReview && n.ReviewsToday < u.ReviewsPerDay,
+			step == stepNew && n.NewToday < u.NewPerDay:
 			n.Card, n.Found = c, true
 			return n, nil
+		case step == stepReview:
+			n.ReviewLimitReached = true
+		case step == stepNew:
+			n.NewLimitReached = true
 		}
-		n.ReviewLimitReached = true
 	}
-
-	var row *sql.Row
-	if deckID == 0 {
-		row = q.QueryRowContext(ctx, newCardAllQuery, userID, noCursor)
-	} else {
-		row = q.QueryRowContext(ctx, newCardDeckQuery, userID, noCursor, deckID)
+	if err := rows.Err(); err != nil {
+		return n, fmt.Errorf("queue: %w", err)
 	}
-	c, err = scanNewCard(row, now)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-	case err != nil:
-		return n, fmt.Errorf("new card: %w", err)
-	case n.NewToday < set.newPerDay:
-		n.Card, n.Found = c, true
-		return n, nil
-	default:
-		n.NewLimitReached = true
+	if err := rows.Close(); err != nil {
+		return n, fmt.Errorf("queue: %w", err)
 	}
 
 	// Nothing to study now: say what is coming.
+	q := db.reads
 	n.DayEnds = end
+	if err := q.QueryRowContext(ctx, todayQuery, u.ID, ms(start)).Scan(&n.NewToday, &n.ReviewsToday); err != nil {
+		return n, fmt.Errorf("count today's reviews: %w", err)
+	}
 	var next sql.NullInt64
-	err = q.QueryRowContext(ctx, nextDueQuery, userID, at, deckID).Scan(&next)
+	err = q.QueryRowContext(ctx, nextDueQuery, u.ID, at, deckID).Scan(&next)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return n, fmt.Errorf("next due: %w", err)
 	}
 	if next.Valid {
 		n.NextDue = fromMS(next.Int64).In(loc)
 	}
-	if err := q.QueryRowContext(ctx, dueBeforeQuery, userID, ms(end), deckID).Scan(&n.DueToday); err != nil {
+	if err := q.QueryRowContext(ctx, dueBeforeQuery, u.ID, ms(end), deckID).Scan(&n.DueToday); err != nil {
 		return n, fmt.Errorf("count cards due today: %w", err)
 	}
 	if deckID == 0 {
-		err := q.QueryRowContext(ctx, subscriptionCountQuery, userID).Scan(&n.Subscriptions)
+		err := q.QueryRowContext(ctx, subscriptionCountQuery, u.ID).Scan(&n.Subscriptions)
 		if err != nil {
 			return n, fmt.Errorf("count subscriptions: %w", err)
 		}

@@ -21,27 +21,34 @@ type CardPreview struct {
 }
 
 // cardForAnswerQuery loads, for user ?1, the published question ?2 with the
-// user's card (all card columns NULL when there is none) and their desired
-// retention. No row: the question does not exist or is not published.
-const cardForAnswerQuery = `SELECT u.desired_retention, ` + cardColumns + `, ` + questionColumns + `, d.title
+// user's card (all card columns NULL when there is none), their desired
+// retention and time zone. No row: the question does not exist or is not
+// published.
+const cardForAnswerQuery = `SELECT u.desired_retention, u.timezone, ` + cardColumns + `, ` + questionColumns + `, d.title
 	FROM questions q
 	JOIN decks d ON d.id = q.deck_id
 	JOIN users u ON u.id = ?1
 	LEFT JOIN cards c ON c.user_id = ?1 AND c.question_id = q.id
 	WHERE q.id = ?2 AND q.status = 'published'`
 
+// answerer is what cardForAnswer reads of the learner.
+type answerer struct {
+	retention float64
+	timezone  string
+}
+
 // cardForAnswer runs cardForAnswerQuery; a missing row is quiz.ErrNotFound.
-func cardForAnswer(ctx context.Context, q querier, userID, questionID int64, now time.Time) (StudyCard, float64, error) {
-	var retention float64
+func cardForAnswer(ctx context.Context, q querier, userID, questionID int64, now time.Time) (StudyCard, answerer, error) {
+	var a answerer
 	row := q.QueryRowContext(ctx, cardForAnswerQuery, userID, questionID)
-	sc, err := scanStudyCard(row, now, &retention)
+	sc, err := scanStudyCard(row, now, &a.retention, &a.timezone)
 	if errors.Is(err, sql.ErrNoRows) {
-		return sc, 0, fmt.Errorf("question %d: %w", questionID, quiz.ErrNotFound)
+		return sc, a, fmt.Errorf("question %d: %w", questionID, quiz.ErrNotFound)
 	}
 	if err != nil {
-		return sc, 0, fmt.Errorf("question %d: %w", questionID, err)
+		return sc, a, fmt.Errorf("question %d: %w", questionID, err)
 	}
-	return sc, retention, nil
+	return sc, a, nil
 }
 
 // PreviewCard returns the published question questionID with userID's card
@@ -49,11 +56,11 @@ func cardForAnswer(ctx context.Context, q querier, userID, questionID int64, now
 // buttons: intervals before fuzz (labelScheduler). A question that does not
 // exist or is not published is quiz.ErrNotFound.
 func (db *DB) PreviewCard(ctx context.Context, userID, questionID int64, now time.Time) (CardPreview, error) {
-	sc, retention, err := cardForAnswer(ctx, db.reads, userID, questionID, now)
+	sc, a, err := cardForAnswer(ctx, db.reads, userID, questionID, now)
 	if err != nil {
 		return CardPreview{}, fmt.Errorf("store: preview card for user %d: %w", userID, err)
 	}
-	sched, err := labelScheduler(retention)
+	sched, err := labelScheduler(a.retention)
 	if err != nil {
 		return CardPreview{}, fmt.Errorf("store: preview card for user %d: %w", userID, err)
 	}
@@ -128,6 +135,14 @@ const (
 			difficulty = excluded.difficulty, elapsed_days = excluded.elapsed_days,
 			scheduled_days = excluded.scheduled_days, learning_steps = excluded.learning_steps,
 			reps = excluded.reps, lapses = excluded.lapses, last_review = excluded.last_review`
+	// Counting a review in daily_reviews (migration 0009): ?1 user id, ?2
+	// start of its study day (ms), ?3 the card's state before it. The day's
+	// first review creates the row from review_log, which holds the review.
+	countDayQuery = `UPDATE daily_reviews SET new_count = new_count + (?3 = 0), review_count = review_count + (?3 = 2)
+		WHERE user_id = ?1 AND day_start = ?2`
+	startDayQuery = `INSERT INTO daily_reviews (user_id, day_start, new_count, review_count)
+		SELECT ?1, ?2, count(*) FILTER (WHERE state_before = 0), count(*) FILTER (WHERE state_before = 2)
+		FROM review_log WHERE user_id = ?1 AND reviewed_at >= ?2`
 	// The new-card cursor of migration 0008: ?1 user id, ?2 deck id; ?3 is
 	// noCursor for a cursor's start, then the position of the question
 	// first graded. The cursor moves to it when no published question
@@ -166,7 +181,7 @@ func (db *DB) RecordReview(ctx context.Context, r Review) (Recorded, error) {
 	}
 	err = db.tx(ctx, func(tx *sql.Tx) error {
 		q := db.writes.in(tx)
-		sc, retention, err := cardForAnswer(ctx, q, r.UserID, r.QuestionID, r.At)
+		sc, a, err := cardForAnswer(ctx, q, r.UserID, r.QuestionID, r.At)
 		if err != nil {
 			return err
 		}
@@ -176,7 +191,7 @@ func (db *DB) RecordReview(ctx context.Context, r Review) (Recorded, error) {
 		if err := sc.Question.Question.CheckResponse(r.Response); err != nil {
 			return err
 		}
-		sched, err := scheduler(retention)
+		sched, err := scheduler(a.retention)
 		if err != nil {
 			return err
 		}
@@ -206,6 +221,11 @@ func (db *DB) RecordReview(ctx context.Context, r Review) (Recorded, error) {
 			return err
 		}
 
+		day, _ := studyDay(at, db.zones.location(a.timezone))
+		if err := countReview(ctx, q, r.UserID, day, log.State); err != nil {
+			return err
+		}
+
 		var last any
 		if !next.LastReview.IsZero() {
 			last = ms(next.LastReview)
@@ -225,6 +245,22 @@ func (db *DB) RecordReview(ctx context.Context, r Review) (Recorded, error) {
 		return Recorded{}, fmt.Errorf("store: record review of question %d by user %d: %w", r.QuestionID, r.UserID, err)
 	}
 	return out, nil
+}
+
+// countReview counts a review, of a card that was in state before, in the
+// daily_reviews row of userID's study day starting at day.
+func countReview(ctx context.Context, tx txStmts, userID int64, day time.Time, before fsrs.State) error {
+	res, err := tx.ExecContext(ctx, countDayQuery, userID, ms(day), int(before))
+	if err != nil {
+		return fmt.Errorf("count the day's reviews: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n > 0 {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, startDayQuery, userID, ms(day)); err != nil {
+		return fmt.Errorf("start the day's review count: %w", err)
+	}
+	return nil
 }
 
 // advanceCursor moves userID's new-card cursor in the deck of q, a question

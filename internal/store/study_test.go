@@ -110,7 +110,7 @@ func (f queueFixture) drain(t *testing.T, deck string, now time.Time) ([]string,
 	ctx := context.Background()
 	var served []string
 	for i := 0; i < 50; i++ {
-		n, err := f.db.NextCard(ctx, f.user, deck, now)
+		n, err := f.db.NextCard(ctx, learner(t, f.db, f.user), deck, now)
 		if err != nil {
 			t.Fatalf("NextCard: %v", err)
 		}
@@ -180,7 +180,7 @@ func TestNextCardEmptyQueue(t *testing.T) {
 	}
 	// A user with no subscription has nothing to study.
 	lone := addStudyUser(t, f.db, "carol", studyUserOpts{})
-	n, err := f.db.NextCard(ctx, lone, "", f.now)
+	n, err := f.db.NextCard(ctx, learner(t, f.db, lone), "", f.now)
 	if err != nil || n.Found || n.Subscriptions != 0 || !n.NextDue.IsZero() {
 		t.Errorf("NextCard(no subscriptions) = %+v, %v; want nothing", n, err)
 	}
@@ -190,12 +190,9 @@ func TestNextCardEmptyQueue(t *testing.T) {
 			addStudyQuestion(t, f.db, draftOnly, 1, quiz.Draft, sampleQuestion("dq"))
 			slug = "drafts"
 		}
-		if _, err := f.db.NextCard(ctx, f.user, slug, f.now); !errors.Is(err, quiz.ErrNotFound) {
+		if _, err := f.db.NextCard(ctx, learner(t, f.db, f.user), slug, f.now); !errors.Is(err, quiz.ErrNotFound) {
 			t.Errorf("NextCard(deck %q) = %v, want ErrNotFound", slug, err)
 		}
-	}
-	if _, err := f.db.NextCard(ctx, 9999, "", f.now); !errors.Is(err, quiz.ErrNotFound) {
-		t.Errorf("NextCard(unknown user) = %v, want ErrNotFound", err)
 	}
 }
 
@@ -216,7 +213,7 @@ func TestNewLimitRollsOverAt4InUserZone(t *testing.T) {
 			subscribe(t, db, user, "d")
 			learn := func(at time.Time, req string) {
 				t.Helper()
-				n, err := db.NextCard(ctx, user, "", at)
+				n, err := db.NextCard(ctx, learner(t, db, user), "", at)
 				if err != nil || !n.Found || !n.Card.IsNew {
 					t.Fatalf("NextCard at %v = %+v, %v; want a new card", at, n, err)
 				}
@@ -239,7 +236,7 @@ func TestNewLimitRollsOverAt4InUserZone(t *testing.T) {
 				{time.Date(2026, 3, 10, 4, 0, 0, 0, loc), true},
 			}
 			for _, s := range steps {
-				n, err := db.NextCard(ctx, user, "", s.at)
+				n, err := db.NextCard(ctx, learner(t, db, user), "", s.at)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -263,7 +260,7 @@ func TestReviewLimit(t *testing.T) {
 		setCard(t, db, user, q, reviewCard(fsrs.Review, now.Add(-time.Duration(i+1)*time.Hour)))
 	}
 	subscribe(t, db, user, "d")
-	n, err := db.NextCard(ctx, user, "", now)
+	n, err := db.NextCard(ctx, learner(t, db, user), "", now)
 	if err != nil || !n.Found || n.Card.IsNew {
 		t.Fatalf("first NextCard = %+v, %v", n, err)
 	}
@@ -271,7 +268,7 @@ func TestReviewLimit(t *testing.T) {
 		Rating: fsrs.Good, Response: quiz.Response{Choice: 1}, At: now}); err != nil {
 		t.Fatal(err)
 	}
-	n, err = db.NextCard(ctx, user, "", now)
+	n, err = db.NextCard(ctx, learner(t, db, user), "", now)
 	if err != nil || n.Found || !n.ReviewLimitReached || n.DueToday != 1 {
 		t.Errorf("after the limit: Found %v, ReviewLimitReached %v, DueToday %d, err %v; want false, true, 1",
 			n.Found, n.ReviewLimitReached, n.DueToday, err)
@@ -523,10 +520,15 @@ func TestStudyQueryPlans(t *testing.T) {
 	}{
 		{"due learning", dueLearningQuery, []any{1, 0, 0}, []string{"cards_user_due (user_id=? AND due<?)"}},
 		{"due review", dueReviewQuery, []any{1, 0, 7}, []string{"cards_user_due (user_id=? AND due<?)"}},
-		{"new, all decks", newCardAllQuery, []any{1, noCursor}, []string{"questions_deck_status (deck_id=? AND status=? AND position>?)", "USING PRIMARY KEY"}},
-		{"new, one deck", newCardDeckQuery, []any{1, noCursor, 7}, []string{"questions_deck_status (deck_id=? AND status=? AND position>?)", "USING PRIMARY KEY"}},
+		{"new, all decks", newCardAllQuery, []any{1, 0, 0, 0, noCursor}, []string{"questions_deck_status (deck_id=? AND status=? AND position>?)", "USING PRIMARY KEY"}},
+		{"new, one deck", newCardDeckQuery, []any{1, 0, 7, 0, noCursor}, []string{"questions_deck_status (deck_id=? AND status=? AND position>?)", "USING PRIMARY KEY"}},
 		{"advance cursor", advanceCursorQuery, []any{1, 7, 12}, []string{"questions_deck_status (deck_id=? AND status=? AND position>? AND position<?)"}},
-		{"today", todayQuery, []any{1, 0}, []string{"COVERING INDEX review_log_user_day"}},
+		{"today", todayQuery, []any{1, 0}, []string{"daily_reviews USING PRIMARY KEY", "COVERING INDEX review_log_user_day"}},
+		{"queue, all decks", queueAllQuery, []any{1, 0, 0, 0, noCursor}, []string{"cards_user_due (user_id=? AND due<?)",
+			"questions_deck_status (deck_id=? AND status=? AND position>?)", "daily_reviews USING PRIMARY KEY"}},
+		{"queue, one deck", queueDeckQuery, []any{1, 0, 7, 0, noCursor}, []string{"cards_user_due (user_id=? AND due<?)",
+			"questions_deck_status (deck_id=? AND status=? AND position>?)", "daily_reviews USING PRIMARY KEY"}},
+		{"start the day's count", startDayQuery, []any{1, 0}, []string{"COVERING INDEX review_log_user_day"}},
 		{"next due", nextDueQuery, []any{1, 0, 0}, []string{"cards_user_due (user_id=? AND due>?)"}},
 	}
 	for _, tt := range tests {

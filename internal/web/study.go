@@ -75,7 +75,7 @@ func (s *Server) study(c echo.Context) error {
 		return err
 	}
 	now := s.now()
-	next, err := s.db.NextCard(c.Request().Context(), u.ID, c.Param("slug"), now)
+	next, err := s.db.NextCard(c.Request().Context(), u, c.Param("slug"), now)
 	if err != nil {
 		return err
 	}
@@ -136,7 +136,7 @@ func (s *Server) grade(c echo.Context) error {
 	if !hxRequest(c) {
 		return c.Redirect(http.StatusSeeOther, scope.URL())
 	}
-	next, err := s.db.NextCard(c.Request().Context(), u.ID, in.form.scope, now)
+	next, err := s.db.NextCard(c.Request().Context(), u, in.form.scope, now)
 	if err != nil {
 		return err
 	}
