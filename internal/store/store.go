@@ -30,6 +30,8 @@ type DB struct {
 	writes stmts
 	reads  stmts
 	zones  zones
+	// reviews records reviews in shared transactions (reviews.go).
+	reviews *reviewWriter
 }
 
 // pragmas are applied to every connection by the driver.
@@ -94,6 +96,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		write.Close()
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
+	db.reviews = newReviewWriter(db)
 	return db, nil
 }
 
@@ -112,6 +115,9 @@ func (db *DB) Ping(ctx context.Context) error {
 // Close checkpoints the write-ahead log into the database file and closes
 // every connection, so that no -wal file is left behind.
 func (db *DB) Close() error {
+	if db.reviews != nil {
+		db.reviews.close()
+	}
 	errs := []error{db.reads.close(), db.writes.close()}
 	if db.read != nil {
 		errs = append(errs, db.read.Close())

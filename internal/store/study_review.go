@@ -161,90 +161,94 @@ const (
 
 // RecordReview grades r's response to the published question, applies the
 // rating to the user's card with the user's FSRS scheduler, and stores the
-// review log row and the new card state in one transaction. The same request
-// id recorded twice stores one review and leaves the card as the first
-// recording left it; a request id already used by another user or question
-// is quiz.ErrConflict. A question that does not exist or is not published is
-// quiz.ErrNotFound. Flashcards, which the learner grades themself, count as
-// correct when rated Hard or better.
+// review log row and the new card state in one transaction, which other
+// reviews recorded at the same moment may share (reviews.go). The same
+// request id recorded twice stores one review and leaves the card as the
+// first recording left it; a request id already used by another user or
+// question is quiz.ErrConflict. A question that does not exist or is not
+// published is quiz.ErrNotFound. Flashcards, which the learner grades
+// themself, count as correct when rated Hard or better.
 func (db *DB) RecordReview(ctx context.Context, r Review) (Recorded, error) {
-	var out Recorded
 	if !r.Rating.Valid() {
-		return out, fmt.Errorf("store: record review: rating %d: %w", r.Rating, quiz.ErrInvalid)
+		return Recorded{}, fmt.Errorf("store: record review: rating %d: %w", r.Rating, quiz.ErrInvalid)
 	}
 	if r.RequestID == "" || len(r.RequestID) > maxRequestID {
-		return out, fmt.Errorf("store: record review: request id of %d bytes: %w", len(r.RequestID), quiz.ErrInvalid)
+		return Recorded{}, fmt.Errorf("store: record review: request id of %d bytes: %w", len(r.RequestID), quiz.ErrInvalid)
 	}
 	answer, err := json.Marshal(r.Response)
 	if err != nil {
-		return out, fmt.Errorf("store: record review: encode answer: %w", err)
+		return Recorded{}, fmt.Errorf("store: record review: encode answer: %w", err)
 	}
-	err = db.tx(ctx, func(tx *sql.Tx) error {
-		q := db.writes.in(tx)
-		sc, a, err := cardForAnswer(ctx, q, r.UserID, r.QuestionID, r.At)
-		if err != nil {
-			return err
-		}
-		if r.Deck != "" && r.Deck != sc.Question.DeckSlug {
-			return fmt.Errorf("question %d is not in deck %q: %w", r.QuestionID, r.Deck, quiz.ErrNotFound)
-		}
-		if err := sc.Question.Question.CheckResponse(r.Response); err != nil {
-			return err
-		}
-		sched, err := scheduler(a.retention)
-		if err != nil {
-			return err
-		}
-		at := reviewTime(sc.Card, r.At)
-		next, log, err := sched.Review(sc.Card, r.Rating, at)
-		if err != nil {
-			return err
-		}
-		res := sc.Question.Question.Grade(r.Response)
-		correct := res.Correct
-		if res.SelfGraded {
-			correct = r.Rating >= fsrs.Hard
-		}
-		out = Recorded{Rating: r.Rating, Correct: correct, ReviewedAt: at, State: next.State, Due: next.Due}
-
-		ins, err := q.ExecContext(ctx, insertReviewQuery,
-			r.RequestID, r.UserID, r.QuestionID, int(r.Rating), string(answer),
-			correct, ms(at), max(r.Duration.Milliseconds(), 0), int(log.State), ms(log.Due), log.Stability, log.Difficulty,
-			log.ElapsedDays, log.Retrievability, int(next.State), ms(next.Due), next.Stability, next.Difficulty, next.ScheduledDays)
-		if err != nil {
-			return fmt.Errorf("insert review: %w", err)
-		}
-		if n, err := ins.RowsAffected(); err != nil {
-			return err
-		} else if n == 0 {
-			out, err = earlierReview(ctx, q, r)
-			return err
-		}
-
-		day, _ := studyDay(at, db.zones.location(a.timezone))
-		if err := countReview(ctx, q, r.UserID, day, log.State); err != nil {
-			return err
-		}
-
-		var last any
-		if !next.LastReview.IsZero() {
-			last = ms(next.LastReview)
-		}
-		_, err = q.ExecContext(ctx, saveCardQuery,
-			r.UserID, r.QuestionID, int(next.State), ms(next.Due), next.Stability, next.Difficulty,
-			next.ElapsedDays, next.ScheduledDays, next.LearningSteps, next.Reps, next.Lapses, last)
-		if err != nil {
-			return fmt.Errorf("save card: %w", err)
-		}
-		if sc.IsNew {
-			return advanceCursor(ctx, q, r.UserID, sc.Question)
-		}
-		return nil
-	})
+	out, err := db.reviews.record(ctx, pendingReview{review: r, answer: string(answer)})
 	if err != nil {
 		return Recorded{}, fmt.Errorf("store: record review of question %d by user %d: %w", r.QuestionID, r.UserID, err)
 	}
 	return out, nil
+}
+
+// recordReview records one review within tx. wrote tells whether it
+// changed anything before failing: an error after a write leaves the
+// transaction unusable for other reviews.
+func (db *DB) recordReview(ctx context.Context, q txStmts, p pendingReview) (out Recorded, wrote bool, err error) {
+	r := p.review
+	sc, a, err := cardForAnswer(ctx, q, r.UserID, r.QuestionID, r.At)
+	if err != nil {
+		return out, false, err
+	}
+	if r.Deck != "" && r.Deck != sc.Question.DeckSlug {
+		return out, false, fmt.Errorf("question %d is not in deck %q: %w", r.QuestionID, r.Deck, quiz.ErrNotFound)
+	}
+	if err := sc.Question.Question.CheckResponse(r.Response); err != nil {
+		return out, false, err
+	}
+	sched, err := scheduler(a.retention)
+	if err != nil {
+		return out, false, err
+	}
+	at := reviewTime(sc.Card, r.At)
+	next, log, err := sched.Review(sc.Card, r.Rating, at)
+	if err != nil {
+		return out, false, err
+	}
+	res := sc.Question.Question.Grade(r.Response)
+	correct := res.Correct
+	if res.SelfGraded {
+		correct = r.Rating >= fsrs.Hard
+	}
+	out = Recorded{Rating: r.Rating, Correct: correct, ReviewedAt: at, State: next.State, Due: next.Due}
+
+	ins, err := q.ExecContext(ctx, insertReviewQuery,
+		r.RequestID, r.UserID, r.QuestionID, int(r.Rating), p.answer,
+		correct, ms(at), max(r.Duration.Milliseconds(), 0), int(log.State), ms(log.Due), log.Stability, log.Difficulty,
+		log.ElapsedDays, log.Retrievability, int(next.State), ms(next.Due), next.Stability, next.Difficulty, next.ScheduledDays)
+	if err != nil {
+		return out, true, fmt.Errorf("insert review: %w", err)
+	}
+	if n, err := ins.RowsAffected(); err != nil {
+		return out, true, err
+	} else if n == 0 {
+		out, err = earlierReview(ctx, q, r)
+		return out, false, err
+	}
+
+	day, _ := studyDay(at, db.zones.location(a.timezone))
+	if err := countReview(ctx, q, r.UserID, day, log.State); err != nil {
+		return out, true, err
+	}
+	var last any
+	if !next.LastReview.IsZero() {
+		last = ms(next.LastReview)
+	}
+	_, err = q.ExecContext(ctx, saveCardQuery,
+		r.UserID, r.QuestionID, int(next.State), ms(next.Due), next.Stability, next.Difficulty,
+		next.ElapsedDays, next.ScheduledDays, next.LearningSteps, next.Reps, next.Lapses, last)
+	if err != nil {
+		return out, true, fmt.Errorf("save card: %w", err)
+	}
+	if sc.IsNew {
+		return out, true, advanceCursor(ctx, q, r.UserID, sc.Question)
+	}
+	return out, true, nil
 }
 
 // countReview counts a review, of a card that was in state before, in the

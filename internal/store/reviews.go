@@ -1,0 +1,164 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sync"
+)
+
+// Reviews are recorded with group commit. Every grade is a write
+// transaction, and SQLite has one writer: with many learners grading at
+// once, each transaction used to wait for the one before it, and its commit
+// (the WAL frames of every page it changed) was most of its cost. One
+// goroutine now records reviews: it takes every review waiting when it is
+// free, up to maxReviewBatch, records them in one transaction and commits
+// once, then answers each. A learner alone still gets a transaction of
+// their own at once; under load, reviews share commits instead of queueing
+// for them.
+
+// maxReviewBatch bounds the reviews of one transaction, and so how long
+// other writers can wait for the write connection.
+const maxReviewBatch = 64
+
+// errClosed is returned for reviews submitted after the database closed.
+var errClosed = errors.New("database closed")
+
+// pendingReview is a review waiting for the writer, its answer encoded.
+type pendingReview struct {
+	ctx    context.Context
+	review Review
+	answer string
+	done   chan reviewResult // buffered: the writer never waits for the caller
+}
+
+type reviewResult struct {
+	recorded Recorded
+	err      error
+}
+
+// reviewWriter owns the goroutine that records reviews.
+type reviewWriter struct {
+	db      *DB
+	pending chan pendingReview
+	closing chan struct{}
+	stopped chan struct{}
+	once    sync.Once
+}
+
+func newReviewWriter(db *DB) *reviewWriter {
+	w := &reviewWriter{
+		db:      db,
+		pending: make(chan pendingReview),
+		closing: make(chan struct{}),
+		stopped: make(chan struct{}),
+	}
+	go w.run()
+	return w
+}
+
+// record hands p to the writer and waits for its result. When ctx ends
+// first, the review may still be recorded: a retry with the same request
+// id then finds it.
+func (w *reviewWriter) record(ctx context.Context, p pendingReview) (Recorded, error) {
+	p.ctx = ctx
+	p.done = make(chan reviewResult, 1)
+	select {
+	case w.pending <- p:
+	case <-w.closing:
+		return Recorded{}, errClosed
+	case <-ctx.Done():
+		return Recorded{}, ctx.Err()
+	}
+	select {
+	case res := <-p.done:
+		return res.recorded, res.err
+	case <-ctx.Done():
+		return Recorded{}, ctx.Err()
+	}
+}
+
+// close stops the writer after the batch it is recording.
+func (w *reviewWriter) close() {
+	w.once.Do(func() { close(w.closing) })
+	<-w.stopped
+}
+
+func (w *reviewWriter) run() {
+	defer close(w.stopped)
+	batch := make([]pendingReview, 0, maxReviewBatch)
+	for {
+		select {
+		case p := <-w.pending:
+			batch = append(batch[:0], p)
+		case <-w.closing:
+			return
+		}
+	more:
+		for len(batch) < maxReviewBatch {
+			select {
+			case p := <-w.pending:
+				batch = append(batch, p)
+			default:
+				break more
+			}
+		}
+		w.db.recordBatch(batch)
+	}
+}
+
+// recordBatch records the reviews of batch in one transaction and answers
+// each. A review refused before it wrote anything (unknown question, an
+// answer that does not fit, a request id used elsewhere) gets its error and
+// the others go on. Any other failure rolls the transaction back, and each
+// review is then recorded in a transaction of its own, so that one cannot
+// fail the others.
+func (db *DB) recordBatch(batch []pendingReview) {
+	results := make([]reviewResult, len(batch))
+	// The transaction is not the requests': a learner who leaves must not
+	// undo the reviews of the others.
+	ctx := context.Background()
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		q := db.writes.in(tx)
+		for i, p := range batch {
+			if err := p.ctx.Err(); err != nil {
+				results[i].err = err
+				continue
+			}
+			out, wrote, err := db.recordReview(ctx, q, p)
+			if err != nil && wrote {
+				return fmt.Errorf("review %s: %w", p.review.RequestID, err)
+			}
+			results[i] = reviewResult{recorded: out, err: err}
+		}
+		return nil
+	})
+	if err == nil || len(batch) == 1 {
+		for i, p := range batch {
+			if err != nil {
+				results[i] = reviewResult{err: err}
+			}
+			p.done <- results[i]
+		}
+		return
+	}
+	for _, p := range batch {
+		p.done <- db.recordAlone(ctx, p)
+	}
+}
+
+// recordAlone records one review in its own transaction.
+func (db *DB) recordAlone(ctx context.Context, p pendingReview) reviewResult {
+	if err := p.ctx.Err(); err != nil {
+		return reviewResult{err: err}
+	}
+	var res reviewResult
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		out, _, err := db.recordReview(ctx, db.writes.in(tx), p)
+		res.recorded = out
+		return err
+	})
+	res.err = err
+	return res
+}

@@ -1,0 +1,154 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"kubequiz/internal/fsrs"
+	"kubequiz/internal/quiz"
+)
+
+// TestRecordBatch records batches of reviews in one transaction, as the
+// review writer does under load, and checks that each review gets its own
+// answer: refused ones do not stop the others, and a review that fails
+// after writing sends every review of its batch to a transaction of its own.
+func TestRecordBatch(t *testing.T) {
+	now := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	type item struct {
+		user    string // login of the reviewer
+		request string
+		choice  int
+		ctx     context.Context
+		wantErr error // nil, or what errors.Is must find
+		wantDup bool
+	}
+	tests := []struct {
+		name string
+		// failFor, when set, makes the writes of this login's reviews fail
+		// after the review_log row (a trigger).
+		failFor  string
+		items    []item
+		wantLogs int
+	}{
+		{"all recorded", "", []item{
+			{user: "a", request: "r1", choice: 1}, {user: "b", request: "r2", choice: 0}, {user: "c", request: "r3", choice: 2},
+		}, 3},
+		{"refused ones in between", "", []item{
+			{user: "a", request: "r1", choice: 1},
+			{user: "b", request: "r2", choice: 7, wantErr: quiz.ErrInvalid},
+			{user: "a", request: "r1", choice: 1, wantDup: true},
+			{user: "b", request: "r1", choice: 1, wantErr: quiz.ErrConflict},
+			{user: "c", request: "r3", choice: 1, ctx: cancelled, wantErr: context.Canceled},
+			{user: "c", request: "r4", choice: 1},
+		}, 2},
+		{"a failed write", "b", []item{
+			{user: "a", request: "r1", choice: 1},
+			{user: "b", request: "r2", choice: 1, wantErr: errBoom},
+			{user: "c", request: "r3", choice: 1},
+		}, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			db := newTestDB(t)
+			q := addStudyQuestion(t, db, addStudyDeck(t, db, "d", "1.36"), 1, quiz.Published, sampleQuestion("q"))
+			users := map[string]int64{}
+			for _, login := range []string{"a", "b", "c"} {
+				users[login] = addStudyUser(t, db, login, studyUserOpts{})
+			}
+			if tt.failFor != "" {
+				_, err := db.write.Exec(fmt.Sprintf(`CREATE TEMP TRIGGER fail BEFORE INSERT ON daily_reviews
+					WHEN NEW.user_id = %d BEGIN SELECT RAISE(ABORT, 'boom'); END`, users[tt.failFor]))
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			batch := make([]pendingReview, len(tt.items))
+			for i, it := range tt.items {
+				ctx := it.ctx
+				if ctx == nil {
+					ctx = context.Background()
+				}
+				resp := quiz.Response{Choice: it.choice}
+				answer, _ := json.Marshal(resp)
+				batch[i] = pendingReview{ctx: ctx, answer: string(answer), done: make(chan reviewResult, 1),
+					review: Review{UserID: users[it.user], QuestionID: q, RequestID: it.request, Rating: fsrs.Good,
+						Response: resp, At: now}}
+			}
+			db.recordBatch(batch)
+			for i, it := range tt.items {
+				res := <-batch[i].done
+				switch {
+				case it.wantErr == errBoom:
+					if res.err == nil {
+						t.Errorf("review %d: recorded, want an error", i)
+					}
+				case !errors.Is(res.err, it.wantErr):
+					t.Errorf("review %d: error %v, want %v", i, res.err, it.wantErr)
+				case res.err == nil && res.recorded.Duplicate != it.wantDup:
+					t.Errorf("review %d: duplicate %v, want %v", i, res.recorded.Duplicate, it.wantDup)
+				}
+			}
+			if n := countRows(t, db, `SELECT count(*) FROM review_log`); n != tt.wantLogs {
+				t.Errorf("%d reviews stored, want %d", n, tt.wantLogs)
+			}
+			if n := countRows(t, db, `SELECT count(*) FROM cards`); n != tt.wantLogs {
+				t.Errorf("%d cards stored, want %d", n, tt.wantLogs)
+			}
+		})
+	}
+}
+
+// errBoom stands for the trigger's failure, which has no error value.
+var errBoom = errors.New("boom")
+
+// TestRecordReviewUnderLoad has many learners grade at once through
+// RecordReview and checks that every review is stored once, with its card,
+// and that the day's counts match review_log.
+func TestRecordReviewUnderLoad(t *testing.T) {
+	ctx := context.Background()
+	db := newTestDB(t)
+	now := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
+	deck := addStudyDeck(t, db, "d", "1.36")
+	const learners, each = 16, 10
+	var questions []int64
+	for i := range each {
+		questions = append(questions, addStudyQuestion(t, db, deck, i, quiz.Published, sampleQuestion(fmt.Sprintf("q%d", i))))
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, learners*each*2)
+	for l := range learners {
+		user := addStudyUser(t, db, fmt.Sprintf("u%d", l), studyUserOpts{})
+		wg.Go(func() {
+			for i, q := range questions {
+				for range 2 { // every submit twice: the second is a duplicate
+					_, err := db.RecordReview(ctx, Review{UserID: user, QuestionID: q, RequestID: fmt.Sprintf("%d-%d", l, i),
+						Rating: fsrs.Good, Response: quiz.Response{Choice: 1}, At: now})
+					errs <- err
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := countRows(t, db, `SELECT count(*) FROM review_log`); n != learners*each {
+		t.Errorf("%d reviews stored, want %d", n, learners*each)
+	}
+	if n := countRows(t, db, `SELECT count(*) FROM cards WHERE reps = 1`); n != learners*each {
+		t.Errorf("%d cards with one review, want %d", n, learners*each)
+	}
+	if n := countRows(t, db, `SELECT sum(new_count) FROM daily_reviews`); n != learners*each {
+		t.Errorf("daily_reviews counts %d new cards, want %d", n, learners*each)
+	}
+}
