@@ -27,9 +27,9 @@ type CardPreview struct {
 const cardForAnswerQuery = `SELECT u.desired_retention, u.timezone, ` + cardColumns + `, ` + questionColumns + `, d.title
 	FROM questions q
 	JOIN decks d ON d.id = q.deck_id
-	JOIN users u ON u.id = ?1
-	LEFT JOIN cards c ON c.user_id = ?1 AND c.question_id = q.id
-	WHERE q.id = ?2 AND q.status = 'published'`
+	JOIN users u ON u.id = +?1
+	LEFT JOIN cards c ON c.user_id = +?1 AND c.question_id = q.id
+	WHERE q.id = +?2 AND q.status = 'published'`
 
 // answerer is what cardForAnswer reads of the learner.
 type answerer struct {
@@ -150,11 +150,11 @@ const (
 	startCursorQuery = `INSERT INTO new_card_cursors (user_id, deck_id, covered_through)
 		VALUES (?1, ?2, ?3) ON CONFLICT (user_id, deck_id) DO NOTHING`
 	advanceCursorQuery = `UPDATE new_card_cursors SET covered_through = ?3
-		WHERE user_id = ?1 AND deck_id = ?2 AND covered_through < ?3
+		WHERE user_id = +?1 AND deck_id = +?2 AND covered_through < +?3
 		  AND NOT EXISTS (SELECT 1 FROM questions q
-		      WHERE q.deck_id = ?2 AND q.status = 'published'
-		        AND q.position > new_card_cursors.covered_through AND q.position <= ?3
-		        AND NOT EXISTS (SELECT 1 FROM cards c WHERE c.user_id = ?1 AND c.question_id = q.id))`
+		      WHERE q.deck_id = +?2 AND q.status = 'published'
+		        AND q.position > new_card_cursors.covered_through AND q.position <= +?3
+		        AND NOT EXISTS (SELECT 1 FROM cards c WHERE c.user_id = +?1 AND c.question_id = q.id))`
 	earlierReviewQuery = `SELECT rating, correct, reviewed_at, state_after, due_after
 		FROM review_log WHERE request_id = ? AND user_id = ? AND question_id = ?`
 )
