@@ -252,10 +252,11 @@ func (db *DB) NextCard(ctx context.Context, u quiz.User, deckSlug string, now ti
 }
 
 func (db *DB) nextCard(ctx context.Context, u quiz.User, deckSlug string, now time.Time) (StudyNext, error) {
-	var (
-		n   StudyNext
-		err error
-	)
+	var n StudyNext
+	ctx, err := uncancelled(ctx)
+	if err != nil {
+		return n, err
+	}
 	if deckSlug != "" {
 		if n.Deck, err = studyDeck(ctx, db.reads, deckSlug); err != nil {
 			return n, err

@@ -56,6 +56,10 @@ func cardForAnswer(ctx context.Context, q querier, userID, questionID int64, now
 // buttons: intervals before fuzz (labelScheduler). A question that does not
 // exist or is not published is quiz.ErrNotFound.
 func (db *DB) PreviewCard(ctx context.Context, userID, questionID int64, now time.Time) (CardPreview, error) {
+	ctx, err := uncancelled(ctx)
+	if err != nil {
+		return CardPreview{}, fmt.Errorf("store: preview card for user %d: %w", userID, err)
+	}
 	sc, a, err := cardForAnswer(ctx, db.reads, userID, questionID, now)
 	if err != nil {
 		return CardPreview{}, fmt.Errorf("store: preview card for user %d: %w", userID, err)
