@@ -92,13 +92,37 @@ func newBenchData(b *testing.B) benchData {
 
 // BenchmarkNextCard serves the next card to users in turn: most have due
 // learning cards or reviews, as after a few days away. The machines are
-// shared and noisy: compare with the reference, a primary-key lookup of the
-// user's row measured in the same run. The context can be cancelled, as a
-// request's can.
+// shared and noisy: compare with the references measured in the same run,
+// a prepared SELECT of two values and a prepared primary-key lookup of the user's row,
+// each without cancellation as the study statements run, and UserByID
+// (the lookup prepared on every call, with a context that can end). The
+// context can be cancelled, as a request's can.
 func BenchmarkNextCard(b *testing.B) {
 	bd := newBenchData(b)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	for _, ref := range []struct{ name, query string }{
+		{"reference-select-1", `SELECT ?, 1`},
+		{"reference-prepared-pk-lookup", `SELECT timezone, new_per_day FROM users WHERE id = ?`},
+	} {
+		st, err := bd.db.read.Prepare(ref.query)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(ref.name, func(b *testing.B) {
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				var a, z any
+				row := st.QueryRowContext(context.WithoutCancel(ctx), bd.users[i%len(bd.users)])
+				if err := row.Scan(&a, &z); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+		})
+		st.Close()
+	}
 	b.Run("reference-pk-lookup", func(b *testing.B) {
 		b.ReportAllocs()
 		i := 0
