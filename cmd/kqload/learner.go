@@ -163,9 +163,10 @@ func (l *learner) pageForm(ctx context.Context, path, mark string) (form, error)
 
 // Marks of the study fragments in the pages.
 var (
-	markAnswerForm = `class="study-answer"`
-	markGradeForm  = `class="study-grade"`
-	markStudy      = []byte(`id="study"`)
+	markAnswerForm      = `class="study-answer"`
+	markGradeForm       = `class="study-grade"`
+	markStudy           = []byte(`id="study"`)
+	markAnswerFormBytes = []byte(markAnswerForm)
 )
 
 // errQueueEmpty means the learner had nothing to study: it has seen every
@@ -267,10 +268,23 @@ func (l *learner) pause(ctx context.Context) {
 	}
 }
 
-// pageOnce only loads the next-card page.
+// pageOnce only loads the next-card page, and checks that it holds an
+// answer form without reading the form.
 func (l *learner) pageOnce(ctx context.Context, rec *recorder) error {
-	_, err := l.nextCard(ctx, rec)
-	return err
+	start := time.Now()
+	code, err := l.send(ctx, http.MethodGet, "/study", nil, false)
+	if err == nil {
+		err = expect(opPage, code, http.StatusOK, l.body.Bytes())
+	}
+	if err == nil && !bytes.Contains(l.body.Bytes(), markAnswerFormBytes) {
+		err = errQueueEmpty
+	}
+	if err != nil {
+		rec.fail(opPage, err)
+		return err
+	}
+	rec.observe(opPage, time.Since(start))
+	return nil
 }
 
 // answer fills the answer form's controls at random.
@@ -347,10 +361,10 @@ type button struct {
 
 // tagAt reads the tag starting at page[i] == '<': its name, whether it
 // closes, its attribute text and the index after it.
-func tagAt(page []byte, i int) (name string, closing bool, raw []byte, next int) {
+func tagAt(page []byte, i int) (name []byte, closing bool, raw []byte, next int) {
 	end := bytes.IndexByte(page[i:], '>')
 	if end < 0 {
-		return "", false, nil, len(page)
+		return nil, false, nil, len(page)
 	}
 	t := page[i+1 : i+end]
 	next = i + end + 1
@@ -361,12 +375,38 @@ func tagAt(page []byte, i int) (name string, closing bool, raw []byte, next int)
 	for n < len(t) && (t[n] >= 'a' && t[n] <= 'z' || t[n] >= 'A' && t[n] <= 'Z') {
 		n++
 	}
-	return string(t[:n]), closing, t[n:], next
+	return t[:n], closing, t[n:], next
 }
 
-// attrs reads name="value" pairs and bare names.
-func attrs(raw []byte) map[string]string {
-	m := make(map[string]string, 6)
+// attr is one attribute of a tag, as written in the page.
+type attr struct{ name, value []byte }
+
+// attrList is the attributes of one tag. It keeps the page's bytes and
+// makes strings only of the values asked for.
+type attrList []attr
+
+// get returns the unescaped value of the attribute name; a bare name has
+// the value "".
+func (l attrList) get(name string) (string, bool) {
+	for _, a := range l {
+		if string(a.name) == name {
+			if bytes.IndexByte(a.value, '&') >= 0 {
+				return html.UnescapeString(string(a.value)), true
+			}
+			return string(a.value), true
+		}
+	}
+	return "", false
+}
+
+func (l attrList) value(name string) string {
+	v, _ := l.get(name)
+	return v
+}
+
+// attrs reads name="value" pairs and bare names into buf.
+func attrs(raw []byte, buf attrList) attrList {
+	m := buf[:0]
 	for i := 0; i < len(raw); {
 		for i < len(raw) && (raw[i] == ' ' || raw[i] == '\n' || raw[i] == '\t' || raw[i] == '/' || raw[i] == '\r') {
 			i++
@@ -379,22 +419,17 @@ func attrs(raw []byte) map[string]string {
 			i++
 			continue
 		}
-		name := string(raw[start:i])
+		name := raw[start:i]
 		if i+1 < len(raw) && raw[i] == '=' && raw[i+1] == '"' {
 			end := bytes.IndexByte(raw[i+2:], '"')
 			if end < 0 {
 				break
 			}
-			v := raw[i+2 : i+2+end]
-			if bytes.IndexByte(v, '&') >= 0 {
-				m[name] = html.UnescapeString(string(v))
-			} else {
-				m[name] = string(v)
-			}
+			m = append(m, attr{name: name, value: raw[i+2 : i+2+end]})
 			i += end + 3
 			continue
 		}
-		m[name] = ""
+		m = append(m, attr{name: name})
 	}
 	return m
 }
@@ -423,10 +458,11 @@ func parseForms(page []byte, mark string) []form {
 // readForm reads the controls of a form whose opening tag's attributes are
 // raw, from i up to its closing tag.
 func readForm(page, raw []byte, i int) (form, int) {
-	a := attrs(raw)
-	action := a["hx-post"]
+	var buf [12]attr
+	a := attrs(raw, buf[:])
+	action := a.value("hx-post")
 	if action == "" {
-		action = a["action"]
+		action = a.value("action")
 	}
 	f := form{action: action, hidden: url.Values{}, radios: map[string][]string{}, checks: map[string][]string{}}
 	var sel *selectField
@@ -438,7 +474,7 @@ func readForm(page, raw []byte, i int) (form, int) {
 		name, closing, raw, next := tagAt(page, i+j)
 		i = next
 		if closing {
-			switch name {
+			switch string(name) {
 			case "form":
 				return f, i
 			case "select":
@@ -446,33 +482,35 @@ func readForm(page, raw []byte, i int) (form, int) {
 			}
 			continue
 		}
-		switch name {
+		switch string(name) {
 		case "input":
-			a := attrs(raw)
-			switch a["type"] {
+			a := attrs(raw, buf[:])
+			switch a.value("type") {
 			case "hidden":
-				f.hidden.Add(a["name"], a["value"])
+				f.hidden.Add(a.value("name"), a.value("value"))
 			case "radio":
-				f.radios[a["name"]] = append(f.radios[a["name"]], a["value"])
+				n := a.value("name")
+				f.radios[n] = append(f.radios[n], a.value("value"))
 			case "checkbox":
-				f.checks[a["name"]] = append(f.checks[a["name"]], a["value"])
+				n := a.value("name")
+				f.checks[n] = append(f.checks[n], a.value("value"))
 			case "text", "":
-				if a["name"] != "" {
-					f.texts = append(f.texts, a["name"])
+				if n := a.value("name"); n != "" {
+					f.texts = append(f.texts, n)
 				}
 			}
 		case "select":
-			f.selects = append(f.selects, selectField{name: attrs(raw)["name"]})
+			f.selects = append(f.selects, selectField{name: attrs(raw, buf[:]).value("name")})
 			sel = &f.selects[len(f.selects)-1]
 		case "option":
-			if a := attrs(raw); sel != nil {
-				if _, ok := a["selected"]; ok {
-					sel.selected = a["value"]
+			if a := attrs(raw, buf[:]); sel != nil {
+				if _, ok := a.get("selected"); ok {
+					sel.selected = a.value("value")
 				}
 			}
 		case "button":
-			if a := attrs(raw); a["name"] != "" {
-				f.buttons = append(f.buttons, button{name: a["name"], value: a["value"], pressed: a["aria-pressed"] == "true"})
+			if a := attrs(raw, buf[:]); a.value("name") != "" {
+				f.buttons = append(f.buttons, button{name: a.value("name"), value: a.value("value"), pressed: a.value("aria-pressed") == "true"})
 			}
 		}
 	}

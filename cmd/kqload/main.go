@@ -74,6 +74,7 @@ type config struct {
 	phases      []string
 	json        bool
 	cpuProfile  string
+	memProfile  string
 	profiled    string
 	maxRequests int64
 	think       time.Duration
@@ -102,7 +103,8 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&phases, "phases", strings.Join(allPhases, ","), "phases to run, in this order")
 	fs.BoolVar(&c.json, "json", false, "print the results as JSON")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of one phase (server and generator) to this file")
-	fs.StringVar(&c.profiled, "profile-phase", "study", "the phase -cpuprofile covers")
+	fs.StringVar(&c.memProfile, "memprofile", "", "write the allocations of one phase to this file (and those before it to FILE.base, for go tool pprof -diff_base)")
+	fs.StringVar(&c.profiled, "profile-phase", "study", "the phase -cpuprofile and -memprofile cover")
 	fs.Int64Var(&c.maxRequests, "max-steps", 5_000_000, "upper bound on the steps of each phase")
 	fs.DurationVar(&c.think, "think", 0, "mean pause before each request of the study phase (0: none, the server is saturated)")
 	if err := fs.Parse(args); err != nil {
@@ -231,7 +233,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		res, err := runPhase(ctx, cfg, name, learners, transport, dir)
-		stopProfile()
+		if perr := stopProfile(); perr != nil {
+			return fmt.Errorf("profile: %w", perr)
+		}
 		if err != nil {
 			return err
 		}
@@ -447,20 +451,52 @@ func loadAverage() string {
 	return strings.Join(f[:3], " ")
 }
 
-// startProfile starts the CPU profile when this phase is the profiled one.
-func startProfile(cfg config, phase string) (func(), error) {
-	if cfg.cpuProfile == "" || cfg.profiled != phase {
-		return func() {}, nil
+// startProfile starts the profiles asked for when this phase is the
+// profiled one. The allocation profile counts from the program's start, so
+// it is written before the phase too, as a base to subtract.
+func startProfile(cfg config, phase string) (stop func() error, err error) {
+	stops := []func() error{}
+	stop = func() error {
+		var errs []error
+		for _, s := range stops {
+			errs = append(errs, s())
+		}
+		return errors.Join(errs...)
 	}
-	f, err := os.Create(cfg.cpuProfile)
+	if cfg.profiled != phase {
+		return stop, nil
+	}
+	if cfg.memProfile != "" {
+		if err := writeAllocs(cfg.memProfile + ".base"); err != nil {
+			return nil, err
+		}
+		stops = append(stops, func() error { return writeAllocs(cfg.memProfile) })
+	}
+	if cfg.cpuProfile != "" {
+		f, err := os.Create(cfg.cpuProfile)
+		if err != nil {
+			return nil, err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			f.Close()
+			return nil, err
+		}
+		stops = append(stops, func() error { pprof.StopCPUProfile(); return f.Close() })
+	}
+	return stop, nil
+}
+
+// writeAllocs writes the allocation profile so far to path.
+func writeAllocs(path string) error {
+	f, err := os.Create(path)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if err := pprof.StartCPUProfile(f); err != nil {
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
 		f.Close()
-		return nil, err
+		return fmt.Errorf("allocation profile: %w", err)
 	}
-	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+	return f.Close()
 }
 
 // Goals from the issue "Study in the browser".

@@ -146,7 +146,7 @@ func (a *accounts) loginPage(c echo.Context) error {
 	if _, ok := currentUser(c); ok {
 		return c.Redirect(http.StatusSeeOther, next)
 	}
-	return render(c, http.StatusOK, views.LoginPage(a.page(c, "ログイン"), views.LoginForm{Next: next}))
+	return a.render(c, http.StatusOK, views.LoginPage(a.page(c, "ログイン"), views.LoginForm{Next: next}))
 }
 
 // login signs a user in. Wrong passwords, unknown logins and disabled
@@ -163,7 +163,7 @@ func (a *accounts) login(c echo.Context) error {
 	if !ok {
 		a.log.WarnContext(ctx, "sign-in refused", "login", logSafe(name), "ip", c.RealIP(), "reason", "rate_limited")
 		form.Error = msgTooManyAttempts
-		return render(c, http.StatusTooManyRequests, views.LoginPage(a.page(c, "ログイン"), form))
+		return a.render(c, http.StatusTooManyRequests, views.LoginPage(a.page(c, "ログイン"), form))
 	}
 	u, reason, err := a.authenticate(ctx, name, password)
 	if err != nil {
@@ -172,7 +172,7 @@ func (a *accounts) login(c echo.Context) error {
 	if reason != "" {
 		a.log.WarnContext(ctx, "sign-in failed", "login", logSafe(name), "ip", c.RealIP(), "reason", reason)
 		form.Error = msgBadCredentials
-		return render(c, http.StatusUnprocessableEntity, views.LoginPage(a.page(c, "ログイン"), form))
+		return a.render(c, http.StatusUnprocessableEntity, views.LoginPage(a.page(c, "ログイン"), form))
 	}
 	if err := a.attemptSucceeded(c, name); err != nil {
 		return err
@@ -269,7 +269,7 @@ func (a *accounts) registerPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, views.RegisterPage(a.page(c, "アカウント登録"), f))
+	return a.render(c, http.StatusOK, views.RegisterPage(a.page(c, "アカウント登録"), f))
 }
 
 // register creates a member account and signs it in.
@@ -283,7 +283,7 @@ func (a *accounts) register(c echo.Context) error {
 		return err
 	}
 	if f.Closed {
-		return render(c, http.StatusForbidden, views.RegisterPage(a.page(c, "アカウント登録"), f))
+		return a.render(c, http.StatusForbidden, views.RegisterPage(a.page(c, "アカウント登録"), f))
 	}
 	password := c.FormValue("password")
 	f.Invite = strings.TrimSpace(c.FormValue("invite"))
@@ -295,7 +295,7 @@ func (a *accounts) register(c echo.Context) error {
 	}
 	if msg != "" {
 		f.Error = msg
-		return render(c, http.StatusUnprocessableEntity, views.RegisterPage(a.page(c, "アカウント登録"), f))
+		return a.render(c, http.StatusUnprocessableEntity, views.RegisterPage(a.page(c, "アカウント登録"), f))
 	}
 	ok, err := a.reserveRegistration(c)
 	if err != nil {
@@ -304,7 +304,7 @@ func (a *accounts) register(c echo.Context) error {
 	if !ok {
 		a.log.WarnContext(ctx, "registration refused", "login", logSafe(login), "ip", c.RealIP(), "reason", "rate_limited")
 		f.Error = msgTooManySignups
-		return render(c, http.StatusTooManyRequests, views.RegisterPage(a.page(c, "アカウント登録"), f))
+		return a.render(c, http.StatusTooManyRequests, views.RegisterPage(a.page(c, "アカウント登録"), f))
 	}
 	var invite []byte
 	if f.Invite != "" {
@@ -317,7 +317,7 @@ func (a *accounts) register(c echo.Context) error {
 		}
 		a.log.InfoContext(ctx, "registration refused", "login", logSafe(login), "ip", c.RealIP(), "reason", reason)
 		f.Error = msg
-		return render(c, http.StatusUnprocessableEntity, views.RegisterPage(a.page(c, "アカウント登録"), f))
+		return a.render(c, http.StatusUnprocessableEntity, views.RegisterPage(a.page(c, "アカウント登録"), f))
 	}
 	hash, err := a.hash.hash(ctx, password)
 	if err != nil {
@@ -337,7 +337,7 @@ func (a *accounts) register(c echo.Context) error {
 	}
 	if f.Error != "" {
 		a.log.InfoContext(ctx, "registration refused", "login", logSafe(login), "ip", c.RealIP(), "err", err)
-		return render(c, http.StatusUnprocessableEntity, views.RegisterPage(a.page(c, "アカウント登録"), f))
+		return a.render(c, http.StatusUnprocessableEntity, views.RegisterPage(a.page(c, "アカウント登録"), f))
 	}
 	a.log.InfoContext(ctx, "registered", "user_id", u.ID, "login", u.Login, "ip", c.RealIP(), "invite", invite != nil)
 	if err := a.startSession(c, u); err != nil {
@@ -382,7 +382,7 @@ func (a *accounts) accountForm(c echo.Context) views.AccountForm {
 func (a *accounts) accountPage(c echo.Context) error {
 	f := a.accountForm(c)
 	f.Notice = accountNotice(c.QueryParam("done"))
-	return render(c, http.StatusOK, views.AccountPage(a.page(c, "アカウント"), f))
+	return a.render(c, http.StatusOK, views.AccountPage(a.page(c, "アカウント"), f))
 }
 
 func (a *accounts) changeName(c echo.Context) error {
@@ -391,7 +391,7 @@ func (a *accounts) changeName(c echo.Context) error {
 	if msg != "" {
 		f := a.accountForm(c)
 		f.DisplayName, f.NameError = name, msg
-		return render(c, http.StatusUnprocessableEntity, views.AccountPage(a.page(c, "アカウント"), f))
+		return a.render(c, http.StatusUnprocessableEntity, views.AccountPage(a.page(c, "アカウント"), f))
 	}
 	if err := a.db.SetDisplayName(c.Request().Context(), u.ID, name); err != nil {
 		return err
@@ -409,7 +409,7 @@ func (a *accounts) changePassword(c echo.Context) error {
 	fail := func(status int, msg string) error {
 		f := a.accountForm(c)
 		f.PasswordError = msg
-		return render(c, status, views.AccountPage(a.page(c, "アカウント"), f))
+		return a.render(c, status, views.AccountPage(a.page(c, "アカウント"), f))
 	}
 	if msg := passwordProblem(password, u.Login, u.DisplayName); msg != "" {
 		return fail(http.StatusUnprocessableEntity, msg)

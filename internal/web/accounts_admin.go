@@ -72,7 +72,7 @@ func (a *accounts) adminUsers(c echo.Context) error {
 		return err
 	}
 	v.Notice = adminNotice(c.QueryParam("done"))
-	return render(c, http.StatusOK, views.AdminUsersPage(a.page(c, "ユーザー管理"), v))
+	return a.render(c, http.StatusOK, views.AdminUsersPage(a.page(c, "ユーザー管理"), v))
 }
 
 func (a *accounts) setRegistration(c echo.Context) error {
@@ -108,7 +108,7 @@ func (a *accounts) createInvite(c echo.Context) error {
 		return err
 	}
 	v.NewInvite, v.InviteExpires = tok, expires.In(userLocation(me)).Format("2006-01-02 15:04")
-	return render(c, http.StatusOK, views.AdminUsersPage(a.page(c, "ユーザー管理"), v))
+	return a.render(c, http.StatusOK, views.AdminUsersPage(a.page(c, "ユーザー管理"), v))
 }
 
 // targetUser reads the :id of an admin action on another account. Admins

@@ -61,9 +61,9 @@ func (a *accounts) setupPage(c echo.Context) error {
 	// The page must not leak the token to other sites.
 	c.Response().Header().Set("Referrer-Policy", "no-referrer")
 	if !ok {
-		return render(c, http.StatusNotFound, views.SetupPage(a.page(c, "初期設定"), views.SetupForm{Invalid: true}))
+		return a.render(c, http.StatusNotFound, views.SetupPage(a.page(c, "初期設定"), views.SetupForm{Invalid: true}))
 	}
-	return render(c, http.StatusOK, views.SetupPage(a.page(c, "初期設定"), views.SetupForm{Token: tok}))
+	return a.render(c, http.StatusOK, views.SetupPage(a.page(c, "初期設定"), views.SetupForm{Token: tok}))
 }
 
 // setup creates the first admin with a setup token, uses the token up and
@@ -74,7 +74,7 @@ func (a *accounts) setup(c echo.Context) error {
 	c.Response().Header().Set("Referrer-Policy", "no-referrer")
 	invalid := func() error {
 		a.log.WarnContext(ctx, "setup refused", "ip", c.RealIP(), "reason", "invalid_token")
-		return render(c, http.StatusNotFound, views.SetupPage(a.page(c, "初期設定"), views.SetupForm{Invalid: true}))
+		return a.render(c, http.StatusNotFound, views.SetupPage(a.page(c, "初期設定"), views.SetupForm{Invalid: true}))
 	}
 	ok, err := a.setupValid(ctx, tok)
 	if err != nil {
@@ -86,7 +86,7 @@ func (a *accounts) setup(c echo.Context) error {
 	login, name, msg := newAccountProblem(c.FormValue("login"), c.FormValue("display_name"), password, c.FormValue("password2"))
 	if msg != "" {
 		f := views.SetupForm{Token: tok, Login: login, DisplayName: name, Error: msg}
-		return render(c, http.StatusUnprocessableEntity, views.SetupPage(a.page(c, "初期設定"), f))
+		return a.render(c, http.StatusUnprocessableEntity, views.SetupPage(a.page(c, "初期設定"), f))
 	}
 	hash, err := a.hash.hash(ctx, password)
 	if err != nil {

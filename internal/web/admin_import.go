@@ -46,7 +46,7 @@ func (s *Server) renderImportForm(c echo.Context, status int, errMsg string) err
 			SHA256: r.SHA256, Added: r.Added, Updated: r.Updated, Unchanged: r.Unchanged, Retired: r.Retired}
 	}
 	noStore(c)
-	return render(c, status, views.AdminImport(s.page(c, "インポート"), vr, errMsg))
+	return s.render(c, status, views.AdminImport(s.page(c, "インポート"), vr, errMsg))
 }
 
 // importUpload keeps the uploaded files and shows their preview.
@@ -79,13 +79,13 @@ func (s *Server) importPreview(c echo.Context) error {
 		if !errors.As(err, &be) {
 			return err
 		}
-		return render(c, http.StatusUnprocessableEntity, views.AdminImportPreview(s.page(c, "プレビュー"), c.Param("id"), prune, importProblems(be), nil))
+		return s.render(c, http.StatusUnprocessableEntity, views.AdminImportPreview(s.page(c, "プレビュー"), c.Param("id"), prune, importProblems(be), nil))
 	}
 	results, err := s.db.ImportBank(ctx, decoded, store.ImportOptions{Actor: u.Login, Prune: prune, DryRun: true, Now: time.Now()})
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, views.AdminImportPreview(s.page(c, "プレビュー"), c.Param("id"), prune, nil, importDecks(results)))
+	return s.render(c, http.StatusOK, views.AdminImportPreview(s.page(c, "プレビュー"), c.Param("id"), prune, nil, importDecks(results)))
 }
 
 // importApply imports the upload and forgets it, in one transaction. A
@@ -109,7 +109,7 @@ func (s *Server) importApply(c echo.Context) error {
 	}
 	s.log.InfoContext(ctx, "questions imported", "actor", u.Login, "files", len(files))
 	noStore(c)
-	return render(c, http.StatusOK, views.AdminImportDone(s.page(c, "インポート完了"), importDecks(results)))
+	return s.render(c, http.StatusOK, views.AdminImportDone(s.page(c, "インポート完了"), importDecks(results)))
 }
 
 func (s *Server) importCancel(c echo.Context) error {

@@ -134,7 +134,7 @@ func (h *ingester) renderIndex(c echo.Context, status int, o ingestOptions, errM
 		}
 	}
 	noStore(c)
-	return render(c, status, views.AdminIngest(h.s.page(c, "変更履歴の取り込み"), o.view(), vd, vr, errMsg))
+	return h.s.render(c, status, views.AdminIngest(h.s.page(c, "変更履歴の取り込み"), o.view(), vd, vr, errMsg))
 }
 
 // upload keeps the files, starts parsing them and sends the browser to the
@@ -268,14 +268,14 @@ func (h *ingester) preview(c echo.Context) error {
 	noStore(c)
 	switch {
 	case job.running:
-		return render(c, http.StatusOK, views.AdminIngestProgress(h.s.page(c, "解析中"), h.progressView(id, o, job)))
+		return h.s.render(c, http.StatusOK, views.AdminIngestProgress(h.s.page(c, "解析中"), h.progressView(id, o, job)))
 	case job.err != nil:
 		h.jobs.drop(jobKey(id, o)) // the next request tries again
 		return job.err
 	case len(job.preview.Problems) > 0:
-		return render(c, http.StatusUnprocessableEntity, views.AdminIngestPreview(h.s.page(c, "取り込みのプレビュー"), job.preview))
+		return h.s.render(c, http.StatusUnprocessableEntity, views.AdminIngestPreview(h.s.page(c, "取り込みのプレビュー"), job.preview))
 	}
-	return render(c, http.StatusOK, views.AdminIngestPreview(h.s.page(c, "取り込みのプレビュー"), job.preview))
+	return h.s.render(c, http.StatusOK, views.AdminIngestPreview(h.s.page(c, "取り込みのプレビュー"), job.preview))
 }
 
 // status answers the progress poll: the fragment while the job runs, then a
@@ -290,7 +290,7 @@ func (h *ingester) status(c echo.Context) error {
 	job, ok := h.jobs.get(jobKey(id, o), u.ID)
 	noStore(c)
 	if ok && job.running && c.Request().Header.Get("HX-Request") == "true" {
-		return render(c, http.StatusOK, views.IngestProgressFragment(h.progressView(id, o, job)))
+		return h.s.render(c, http.StatusOK, views.IngestProgressFragment(h.progressView(id, o, job)))
 	}
 	if c.Request().Header.Get("HX-Request") == "true" {
 		c.Response().Header().Set("HX-Redirect", ingestURL(id, o))
@@ -324,7 +324,7 @@ func (h *ingester) apply(c echo.Context) error {
 	}
 	if len(problems) > 0 {
 		pv := views.IngestPreview{CancelURL: "/admin/ingest/" + id + "/cancel", Opts: o.view(), Problems: problems}
-		return render(c, http.StatusUnprocessableEntity, views.AdminIngestPreview(h.s.page(c, "取り込みのプレビュー"), pv))
+		return h.s.render(c, http.StatusUnprocessableEntity, views.AdminIngestPreview(h.s.page(c, "取り込みのプレビュー"), pv))
 	}
 	results, err := h.s.db.IngestChangelogs(ctx, inputs, store.IngestOptions{Actor: u.Login, Language: o.Lang, Now: time.Now()})
 	if err != nil {
@@ -404,7 +404,7 @@ func (h *ingester) document(c echo.Context) error {
 		page.Notice = "問題の文面を保存しました。"
 	}
 	noStore(c)
-	return render(c, http.StatusOK, views.AdminIngestDocument(h.s.page(c, docTitle(doc)), page))
+	return h.s.render(c, http.StatusOK, views.AdminIngestDocument(h.s.page(c, docTitle(doc)), page))
 }
 
 func (h *ingester) publish(c echo.Context) error { return h.setStatus(c, quiz.Published) }
@@ -459,7 +459,7 @@ func (h *ingester) editForm(c echo.Context) error {
 		return err
 	}
 	noStore(c)
-	return render(c, http.StatusOK, views.AdminIngestEdit(h.s.page(c, "問題の編集"), editView(dq, nil)))
+	return h.s.render(c, http.StatusOK, views.AdminIngestEdit(h.s.page(c, "問題の編集"), editView(dq, nil)))
 }
 
 // edit saves an admin's wording. A wording that fails validation is shown
@@ -491,7 +491,7 @@ func (h *ingester) edit(c echo.Context) error {
 		q := &dq.Question
 		q.Prompt, q.Explanation = e.Prompt, e.Explanation
 		q.SetPayload(quiz.Payload{Choices: e.Choices, Answer: e.Answer, Answers: e.Answers, Truth: e.Truth, Accept: e.Accept, Items: e.Items})
-		return render(c, http.StatusUnprocessableEntity, views.AdminIngestEdit(h.s.page(c, "問題の編集"), editView(dq, ve.Problems)))
+		return h.s.render(c, http.StatusUnprocessableEntity, views.AdminIngestEdit(h.s.page(c, "問題の編集"), editView(dq, ve.Problems)))
 	}
 	if err != nil {
 		return err

@@ -45,7 +45,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 	if c.Request().Header.Get("HX-Request") != "true" {
 		component = views.ErrorPage(s.page(c, http.StatusText(status)), status, msg)
 	}
-	if rerr := render(c, status, component); rerr != nil {
+	if rerr := s.render(c, status, component); rerr != nil {
 		s.log.ErrorContext(c.Request().Context(), "render error page", "err", rerr)
 	}
 }

@@ -13,7 +13,7 @@ func (s *Server) home(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, views.Home(s.page(c, ""), decks))
+	return s.render(c, http.StatusOK, views.Home(s.page(c, ""), decks))
 }
 
 // healthz answers 200 only when the database answers.

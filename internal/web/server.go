@@ -45,6 +45,8 @@ type Server struct {
 	echo   *echo.Echo
 	// passwords hashes and checks every password of the web pages.
 	passwords *hasher
+	// buffers are the render buffers kept for reuse (render.go).
+	buffers sync.Pool
 
 	// Background work (changelog parse jobs, the session purge) runs under
 	// bg and is waited for by Close.

@@ -38,7 +38,7 @@ func (s *Server) decks(c echo.Context) error {
 	for i, d := range list {
 		rows[i] = deckRow(d)
 	}
-	return render(c, http.StatusOK, views.DecksPage(s.page(c, "デッキ"), rows))
+	return s.render(c, http.StatusOK, views.DecksPage(s.page(c, "デッキ"), rows))
 }
 
 // setSubscription subscribes to a deck (subscribed=1) or unsubscribes
@@ -64,7 +64,7 @@ func (s *Server) setSubscription(c echo.Context) error {
 	if !hxRequest(c) {
 		return c.Redirect(http.StatusSeeOther, "/decks")
 	}
-	return render(c, http.StatusOK, views.DeckCard(deckRow(d), s.page(c, "").CSRFToken))
+	return s.render(c, http.StatusOK, views.DeckCard(deckRow(d), s.page(c, "").CSRFToken))
 }
 
 // study shows the next card of every subscribed deck (/study) or of one
@@ -158,13 +158,13 @@ func (s *Server) renderNext(c echo.Context, next store.StudyNext, notice string,
 // renderStudy sends a study fragment to htmx, or a whole page around it.
 func (s *Server) renderStudy(c echo.Context, scope views.StudyScope, body templ.Component) error {
 	if hxRequest(c) {
-		return render(c, http.StatusOK, body)
+		return s.render(c, http.StatusOK, body)
 	}
 	title := "学習"
 	if scope.Title != "" {
 		title = scope.Title
 	}
-	return render(c, http.StatusOK, views.StudyPage(s.page(c, title), scope, body))
+	return s.render(c, http.StatusOK, views.StudyPage(s.page(c, title), scope, body))
 }
 
 // studyUser is the signed-in user; the routes sit behind requireUser.
