@@ -115,6 +115,23 @@ func (w *reviewWriter) run() {
 // review is then recorded in a transaction of its own, so that one cannot
 // fail the others.
 func (db *DB) recordBatch(batch []pendingReview) {
+	sent := make([]bool, len(batch))
+	answer := func(i int, res reviewResult) {
+		batch[i].done <- res
+		sent[i] = true
+	}
+	// A panic while recording (a bug) fails the reviews not yet answered,
+	// as a request's recovery would have failed each alone, instead of
+	// ending the writer and leaving every later review waiting.
+	defer func() {
+		if r := recover(); r != nil {
+			for i := range batch {
+				if !sent[i] {
+					answer(i, reviewResult{err: fmt.Errorf("recording reviews: panic: %v", r)})
+				}
+			}
+		}
+	}()
 	results := make([]reviewResult, len(batch))
 	// The transaction is not the requests': a learner who leaves must not
 	// undo the reviews of the others.
@@ -134,17 +151,15 @@ func (db *DB) recordBatch(batch []pendingReview) {
 		}
 		return nil
 	})
-	if err == nil || len(batch) == 1 {
-		for i, p := range batch {
-			if err != nil {
-				results[i] = reviewResult{err: err}
-			}
-			p.done <- results[i]
+	for i, p := range batch {
+		switch {
+		case err == nil:
+			answer(i, results[i])
+		case len(batch) == 1:
+			answer(i, reviewResult{err: err})
+		default:
+			answer(i, db.recordAlone(ctx, p))
 		}
-		return
-	}
-	for _, p := range batch {
-		p.done <- db.recordAlone(ctx, p)
 	}
 }
 

@@ -152,3 +152,33 @@ func TestRecordReviewUnderLoad(t *testing.T) {
 		t.Errorf("daily_reviews counts %d new cards, want %d", n, learners*each)
 	}
 }
+
+// TestRecordBatchPanic makes recording panic (a review without its request
+// context) and checks that every review of the batch gets an error, that
+// none is stored, and that reviews recorded afterwards are.
+func TestRecordBatchPanic(t *testing.T) {
+	ctx := context.Background()
+	db := newTestDB(t)
+	now := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
+	q := addStudyQuestion(t, db, addStudyDeck(t, db, "d", "1.36"), 1, quiz.Published, sampleQuestion("q"))
+	user := addStudyUser(t, db, "a", studyUserOpts{})
+	review := func(id string) Review {
+		return Review{UserID: user, QuestionID: q, RequestID: id, Rating: fsrs.Good, Response: quiz.Response{Choice: 1}, At: now}
+	}
+	batch := []pendingReview{
+		{ctx: ctx, review: review("r1"), answer: "{}", done: make(chan reviewResult, 1)},
+		{review: review("r2"), answer: "{}", done: make(chan reviewResult, 1)}, // no ctx: recording panics
+	}
+	db.recordBatch(batch)
+	for i, p := range batch {
+		if res := <-p.done; res.err == nil {
+			t.Errorf("review %d recorded, want the panic's error", i)
+		}
+	}
+	if n := countRows(t, db, `SELECT count(*) FROM review_log`); n != 0 {
+		t.Errorf("%d reviews stored after the panic, want 0", n)
+	}
+	if _, err := db.RecordReview(ctx, review("r3")); err != nil {
+		t.Fatalf("RecordReview after a panic: %v", err)
+	}
+}
