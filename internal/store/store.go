@@ -1,6 +1,8 @@
 // Package store is the only package that speaks SQL. It opens the SQLite
 // database with the settings kubequiz relies on, applies the embedded schema
-// migrations, and offers one method per use case, each in its own transaction.
+// migrations, and offers one method per use case, each in its own transaction
+// except reviews, which one writer records several to a transaction under
+// load (reviews.go).
 package store
 
 import (
