@@ -182,3 +182,25 @@ func TestRecordBatchPanic(t *testing.T) {
 		t.Fatalf("RecordReview after a panic: %v", err)
 	}
 }
+
+// TestQuickReadWaitsCancellably fills every reader slot, as learners' reads
+// would under load, and checks that a study read whose context ends while
+// it waits gives up instead of running later.
+func TestQuickReadWaitsCancellably(t *testing.T) {
+	db := newTestDB(t)
+	user := learner(t, db, addStudyUser(t, db, "a", studyUserOpts{}))
+	for range cap(db.readSlots) {
+		db.readSlots <- struct{}{}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if _, err := db.NextCard(ctx, user, "", time.Now()); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("NextCard with every reader busy = %v, want the deadline's error", err)
+	}
+	for range cap(db.readSlots) {
+		<-db.readSlots
+	}
+	if _, err := db.NextCard(context.Background(), user, "", time.Now()); err != nil {
+		t.Fatalf("NextCard once readers are free: %v", err)
+	}
+}

@@ -61,10 +61,11 @@ const touchSessionQuery = `UPDATE sessions SET last_seen_at = ?1 WHERE token_has
 func (db *DB) SessionUser(ctx context.Context, tokenHash []byte, now time.Time, idle time.Duration) (quiz.User, Session, error) {
 	var s Session
 	var created, seen, expires int64
-	ctx, err := uncancelled(ctx)
+	ctx, done, err := db.quickRead(ctx)
 	if err != nil {
 		return quiz.User{}, Session{}, fmt.Errorf("store: session: %w", err)
 	}
+	defer done()
 	u, err := scanUser(db.reads.QueryRowContext(ctx, sessionUserQuery,
 		tokenHash, ms(now), ms(now.Add(-idle))), &created, &seen, &expires)
 	if errors.Is(err, sql.ErrNoRows) {

@@ -34,7 +34,13 @@ type DB struct {
 	zones  zones
 	// reviews records reviews in shared transactions (reviews.go).
 	reviews *reviewWriter
+	// readSlots holds one token per reader connection in use by a quick
+	// read (quickRead).
+	readSlots chan struct{}
 }
+
+// readConns is the size of the reader pool.
+const readConns = 4
 
 // pragmas are applied to every connection by the driver.
 var pragmas = []string{
@@ -86,9 +92,10 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		write.Close()
 		return nil, fmt.Errorf("store: open %s for reading: %w", path, err)
 	}
-	read.SetMaxOpenConns(4)
-	read.SetMaxIdleConns(4)
+	read.SetMaxOpenConns(readConns)
+	read.SetMaxIdleConns(readConns)
 	db.read = read
+	db.readSlots = make(chan struct{}, readConns)
 	if db.writes, err = prepare(ctx, write, hotWrites()); err == nil {
 		db.reads, err = prepare(ctx, read, hotReads())
 	}
@@ -154,17 +161,28 @@ func (db *DB) tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	return nil
 }
 
-// uncancelled returns ctx without its cancellation, for the statements of
-// every study request, which take microseconds, once it has checked that
-// ctx has not ended. Run with a context that can end, each statement costs
-// two goroutines and a progress handler (database/sql's and the driver's
-// watchers of ctx), which was a tenth of a study request's CPU time; a
-// statement this short ends before an interrupt would.
-func uncancelled(ctx context.Context) (context.Context, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
+// quickRead prepares a read of the study requests, whose statements take
+// microseconds: it waits, for as long as ctx allows, until a reader
+// connection is free, and returns ctx without its cancellation and the
+// function that ends the read. Run with a context that can end, each
+// statement costs two goroutines and a progress handler (database/sql's
+// and the driver's watchers of ctx), which was a tenth of a study
+// request's CPU time; a statement this short ends before an interrupt
+// would. The wait for a connection stays cancellable: a request whose
+// client has left while quick reads held every connection runs nothing.
+// (A connection held by another kind of read can still keep a quick read
+// waiting inside database/sql, for as long as that read lasts.)
+func (db *DB) quickRead(ctx context.Context) (context.Context, func(), error) {
+	select {
+	case db.readSlots <- struct{}{}:
+	case <-ctx.Done():
+		return nil, nil, ctx.Err()
 	}
-	return context.WithoutCancel(ctx), nil
+	if err := ctx.Err(); err != nil {
+		<-db.readSlots
+		return nil, nil, err
+	}
+	return context.WithoutCancel(ctx), func() { <-db.readSlots }, nil
 }
 
 // ms converts a time to the stored representation, unix milliseconds UTC.

@@ -11,13 +11,14 @@ import (
 )
 
 // TestDailyReviewCounts checks the day's counts that the daily limits use
-// against review_log through the ways the daily_reviews row can be missing
-// or keyed by another day start.
+// through the ways the daily_reviews row can be missing or keyed by another
+// day start: a row lost, and the learner's zone changed and changed back
+// within one day.
 func TestDailyReviewCounts(t *testing.T) {
 	ctx := context.Background()
 	db := newTestDB(t)
 	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC) // 21:00 in Tokyo
-	user := addStudyUser(t, db, "alice", studyUserOpts{newPerDay: 3})
+	user := addStudyUser(t, db, "alice", studyUserOpts{newPerDay: 5})
 	deck := addStudyDeck(t, db, "d1", "1.36")
 	for p := range 10 {
 		addStudyQuestion(t, db, deck, p, quiz.Published, sampleQuestion(fmt.Sprintf("q%d", p)))
@@ -42,6 +43,7 @@ func TestDailyReviewCounts(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	setZone := func(zone string) { exec(`UPDATE users SET timezone = ? WHERE id = ?`, zone, user) }
 	steps := []struct {
 		name      string
 		do        func()
@@ -52,10 +54,11 @@ func TestDailyReviewCounts(t *testing.T) {
 	}{
 		{"two new cards", func() { gradeNew(now); gradeNew(now) }, now, 2, false, 1},
 		{"row lost, as before the table existed", func() { exec(`DELETE FROM daily_reviews`) }, now, 2, false, 0},
-		{"third card recreates the row from review_log", func() { gradeNew(now) }, now, 3, true, 1},
-		{"time zone changed: another day start", func() {
-			exec(`UPDATE users SET timezone = 'America/New_York' WHERE id = ?`, user)
-		}, now, 3, true, 1},
+		{"third card recreates the row from review_log", func() { gradeNew(now) }, now, 3, false, 1},
+		{"time zone changed: another day start", func() { setZone("America/New_York") }, now, 3, false, 0},
+		{"a card under the other zone", func() { gradeNew(now) }, now, 4, false, 1},
+		{"time zone changed back", func() { setZone("Asia/Tokyo") }, now, 4, false, 0},
+		{"fifth card reaches the limit", func() { gradeNew(now) }, now, 5, true, 1},
 		{"next study day", func() {}, now.Add(24 * time.Hour), 0, false, 1},
 		{"a card the next day", func() { gradeNew(now.Add(24 * time.Hour)) }, now.Add(24 * time.Hour), 1, false, 2},
 	}
@@ -73,7 +76,7 @@ func TestDailyReviewCounts(t *testing.T) {
 			t.Errorf("%s: %d daily_reviews rows, want %d", s.name, got, s.wantRows)
 		}
 	}
-	if got := countRows(t, db, `SELECT sum(new_count) FROM daily_reviews`); got != 4 {
-		t.Errorf("daily_reviews counts %d new cards, want 4", got)
+	if got := countRows(t, db, `SELECT sum(new_count) FROM daily_reviews`); got != 6 {
+		t.Errorf("daily_reviews counts %d new cards, want 6", got)
 	}
 }

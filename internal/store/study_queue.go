@@ -120,18 +120,6 @@ func scanStudyCard(row scanner, now time.Time, prefix ...any) (StudyCard, error)
 	return sc, nil
 }
 
-// scanNewCard reads a row of questionColumns and d.title: a question
-// without a card.
-func scanNewCard(row scanner, now time.Time) (StudyCard, error) {
-	sc := StudyCard{Card: fsrs.NewCard(now), IsNew: true}
-	sq, err := scanQuestion(wrapScanner{row: row, suffix: []any{&sc.DeckTitle}})
-	if err != nil {
-		return StudyCard{}, err
-	}
-	sc.Question = sq
-	return sc, nil
-}
-
 // The queue's queries. Parameters: ?1 user id, ?2 a time (ms), ?3 a deck id
 // or 0 for every deck the user subscribes to. Ids are compared as +?N:
 // since SQLite 3.54, a statement with joins that compares a column with a
@@ -192,7 +180,9 @@ const (
 		(SELECT count(*) FROM review_log WHERE user_id = +?1 AND reviewed_at >= ?4 AND state_before = 2))`
 
 	// queueAllQuery and queueDeckQuery are the three steps in one
-	// statement: at most one row per step, in step order, each row with
+	// statement: at most one row per step, in step order (SQLite returns
+	// the arms of a UNION ALL in turn; TestNextCardOrder would see
+	// otherwise), each row with
 	// its step number, the day's counts (0 for a learning card, which no
 	// limit holds back) and the card (NULL card columns for a new card).
 	// SQLite runs a step only when the rows before it have been read, so
@@ -253,10 +243,11 @@ func (db *DB) NextCard(ctx context.Context, u quiz.User, deckSlug string, now ti
 
 func (db *DB) nextCard(ctx context.Context, u quiz.User, deckSlug string, now time.Time) (StudyNext, error) {
 	var n StudyNext
-	ctx, err := uncancelled(ctx)
+	ctx, done, err := db.quickRead(ctx)
 	if err != nil {
 		return n, err
 	}
+	defer done()
 	if deckSlug != "" {
 		if n.Deck, err = studyDeck(ctx, db.reads, deckSlug); err != nil {
 			return n, err
@@ -323,18 +314,6 @@ func (db *DB) nextCard(ctx context.Context, u quiz.User, deckSlug string, now ti
 		}
 	}
 	return n, nil
-}
-
-// dueCard runs one of the due-card queries.
-func dueCard(ctx context.Context, q querier, query string, userID, at, deckID int64, now time.Time) (StudyCard, bool, error) {
-	c, err := scanStudyCard(q.QueryRowContext(ctx, query, userID, at, deckID), now)
-	if errors.Is(err, sql.ErrNoRows) {
-		return c, false, nil
-	}
-	if err != nil {
-		return c, false, fmt.Errorf("due card: %w", err)
-	}
-	return c, true, nil
 }
 
 // studyDeck returns the deck slug if it has published questions.

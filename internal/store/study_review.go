@@ -56,10 +56,11 @@ func cardForAnswer(ctx context.Context, q querier, userID, questionID int64, now
 // buttons: intervals before fuzz (labelScheduler). A question that does not
 // exist or is not published is quiz.ErrNotFound.
 func (db *DB) PreviewCard(ctx context.Context, userID, questionID int64, now time.Time) (CardPreview, error) {
-	ctx, err := uncancelled(ctx)
+	ctx, done, err := db.quickRead(ctx)
 	if err != nil {
 		return CardPreview{}, fmt.Errorf("store: preview card for user %d: %w", userID, err)
 	}
+	defer done()
 	sc, a, err := cardForAnswer(ctx, db.reads, userID, questionID, now)
 	if err != nil {
 		return CardPreview{}, fmt.Errorf("store: preview card for user %d: %w", userID, err)
