@@ -51,6 +51,15 @@
   document.addEventListener("htmx:afterSettle", function () {
     busy = false;
   });
+  // Until then the forms htmx swapped in are not yet its own: a submit
+  // (Enter on a focused button, a quick second click) would post the form
+  // as a plain page. It is dropped, before htmx or the browser sees it.
+  document.addEventListener("submit", function (evt) {
+    if (busy && evt.target.closest && evt.target.closest("#study")) {
+      evt.preventDefault();
+      evt.stopPropagation();
+    }
+  }, true);
 
   document.addEventListener("keydown", function (evt) {
     if (evt.defaultPrevented || evt.altKey || evt.ctrlKey || evt.metaKey || evt.isComposing) {

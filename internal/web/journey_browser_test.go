@@ -156,8 +156,11 @@ func TestLearnerJourneyInBrowser(t *testing.T) {
 			t.Fatalf("%s: the browser is at %q, want %q", what, got, wantPath)
 		}
 	}
+	// focused also waits for htmx to settle: until then the page ignores
+	// the study keys (htmx takes over the swapped-in forms only then).
 	focused := func(sel string) string {
-		return `!!document.activeElement && document.activeElement.matches(` + jsString(sel) + `)`
+		return `!!document.activeElement && document.activeElement.matches(` + jsString(sel) + `) &&
+			!document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling')`
 	}
 	deckSel := "#deck-" + journeyDeck
 

@@ -71,8 +71,11 @@ func TestStudyInBrowser(t *testing.T) {
 			return err
 		})
 	}
+	// focused also waits for htmx to settle: it takes over the forms it
+	// swapped in only then, and until then the page ignores Enter.
 	focused := func(sel string) string {
-		return `document.activeElement && document.activeElement.matches('` + sel + `')`
+		return `document.activeElement && document.activeElement.matches('` + sel + `') &&
+			!document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling')`
 	}
 	shows := func(text string) string {
 		return `document.getElementById('study').textContent.includes('` + text + `')`
@@ -99,6 +102,17 @@ func TestStudyInBrowser(t *testing.T) {
 	step("answer right with Enter", chromedp.Click(chromedp.CSS(`input[name=choice][value="2"]`)), chromedp.KeyEvent("\r"),
 		until("Good to have focus", focused(`button[name=rating][value="3"][aria-pressed=true]`)))
 	step("fit a phone screen", until("no sideways scrolling at 390px", `document.documentElement.scrollWidth <= window.innerWidth`))
+	// While htmx is busy with a swap (here: told so by the event it sends
+	// when a request starts), Enter on the focused grade button must not
+	// post the form as a plain page.
+	step("Enter while htmx is busy", chromedp.Evaluate[chromedp.Void](`window.kqSamePage = true;
+			document.querySelector('#study form.study-grade').dispatchEvent(new CustomEvent('htmx:beforeRequest', {bubbles: true}))`),
+		chromedp.KeyEvent("\r"), chromedp.Sleep(300*time.Millisecond),
+		until("the same page, still waiting for a grade", `window.kqSamePage && !!document.querySelector('#study form.study-grade')`),
+		chromedp.Evaluate[chromedp.Void](`document.body.dispatchEvent(new CustomEvent('htmx:afterSettle', {bubbles: true}))`))
+	if c := env.card(env.alice, "single"); !c.IsNew {
+		t.Errorf("Enter while htmx was busy graded the card: %+v", c.Card)
+	}
 	step("grade with key 1", chromedp.KeyEvent("1"), until("the multi_choice question", `!!document.querySelector('input[name=sel]')`))
 	if c := env.card(env.alice, "single"); c.Card.State != fsrs.Learning || c.Card.Due.Sub(c.Card.LastReview) != time.Minute {
 		t.Errorf("after key 1 the card is %+v, want Again (due in 1m)", c.Card)
