@@ -133,7 +133,10 @@ func TestLearnerJourneyInBrowser(t *testing.T) {
 	}
 	// until waits for a script condition; polls do not survive a
 	// navigation, so page loads are waited for with load below.
+	// until waits for a script condition to hold and htmx to be settled:
+	// until then the page drops the submits of the forms htmx swapped in.
 	until := func(what, cond string) chromedp.Action[chromedp.Void] {
+		cond = "(" + cond + ") && " + htmxSettled
 		return chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
 			if _, err := chromedp.Poll[bool](cond, chromedp.WithPollingTimeout(10*time.Second))(ctx, tg); err != nil {
 				return fmt.Errorf("waiting for %s: %w", what, err)
@@ -156,11 +159,8 @@ func TestLearnerJourneyInBrowser(t *testing.T) {
 			t.Fatalf("%s: the browser is at %q, want %q", what, got, wantPath)
 		}
 	}
-	// focused also waits for htmx to settle: until then the page ignores
-	// the study keys (htmx takes over the swapped-in forms only then).
 	focused := func(sel string) string {
-		return `!!document.activeElement && document.activeElement.matches(` + jsString(sel) + `) &&
-			!document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling')`
+		return `!!document.activeElement && document.activeElement.matches(` + jsString(sel) + `)`
 	}
 	deckSel := "#deck-" + journeyDeck
 

@@ -37,6 +37,10 @@ func chromium(t *testing.T) string {
 // TestStudyInBrowser drives the decks page and the review loop in headless
 // Chromium at phone width: htmx swaps, autofocus of the preselected grade,
 // and the keys 1-4, Enter and Space from app.js.
+// htmxSettled holds in a page where htmx has no request, swap or settle
+// under way.
+const htmxSettled = `!document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling')`
+
 func TestStudyInBrowser(t *testing.T) {
 	browser := chromium(t)
 	env := newStudyEnv(t)
@@ -61,8 +65,10 @@ func TestStudyInBrowser(t *testing.T) {
 			t.Fatalf("%s: %v", what, err)
 		}
 	}
-	// until waits for a script condition to hold (htmx settles after a swap).
+	// until waits for a script condition to hold and htmx to be settled:
+	// until then the page drops the submits of the forms htmx swapped in.
 	until := func(what, cond string) chromedp.Action[chromedp.Void] {
+		cond = "(" + cond + ") && " + htmxSettled
 		return chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
 			_, err := chromedp.Poll[bool](cond, chromedp.WithPollingTimeout(5*time.Second))(ctx, tg)
 			if err != nil {
@@ -71,11 +77,8 @@ func TestStudyInBrowser(t *testing.T) {
 			return err
 		})
 	}
-	// focused also waits for htmx to settle: it takes over the forms it
-	// swapped in only then, and until then the page ignores Enter.
 	focused := func(sel string) string {
-		return `document.activeElement && document.activeElement.matches('` + sel + `') &&
-			!document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling')`
+		return `document.activeElement && document.activeElement.matches('` + sel + `')`
 	}
 	shows := func(text string) string {
 		return `document.getElementById('study').textContent.includes('` + text + `')`
