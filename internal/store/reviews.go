@@ -8,13 +8,13 @@ import (
 	"sync"
 )
 
-// Reviews are recorded with group commit. Every grade is a write
-// transaction, and SQLite has one writer: with many learners grading at
-// once, each transaction used to wait for the one before it, and its commit
-// (the WAL frames of every page it changed) was most of its cost. One
-// goroutine now records reviews: it takes every review waiting when it is
-// free, up to maxReviewBatch, records them in one transaction and commits
-// once, then answers each. A learner alone still gets a transaction of
+// Reviews are recorded with group commit. Every grade is a write, and
+// SQLite has one writer: with many learners grading at once, a transaction
+// per review would wait for the one before it, and its commit (the WAL
+// frames of every page it changed) is most of its cost. One goroutine
+// records reviews: it takes every review waiting when it is free, up to
+// maxReviewBatch, records them in one transaction and commits once, then
+// answers each. A learner alone still gets a transaction of
 // their own at once; under load, reviews share commits instead of queueing
 // for them.
 

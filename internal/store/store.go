@@ -166,8 +166,8 @@ func (db *DB) tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 // connection is free, and returns ctx without its cancellation and the
 // function that ends the read. Run with a context that can end, each
 // statement costs two goroutines and a progress handler (database/sql's
-// and the driver's watchers of ctx), which was a tenth of a study
-// request's CPU time; a statement this short ends before an interrupt
+// and the driver's watchers of ctx), a tenth of a study request's CPU
+// time in a load test; a statement this short ends before an interrupt
 // would. The wait for a connection stays cancellable: a request whose
 // client has left while quick reads held every connection runs nothing.
 // (A connection held by another kind of read can still keep a quick read

@@ -13,7 +13,7 @@ const maxPooledBuffer = 64 << 10
 
 // render writes a component with a status. It renders into a buffer first so
 // that a render error cannot leave a half-written page. Buffers are reused:
-// growing a new one to a page's size was a tenth of a page's allocations.
+// growing a new one to a page's size is a tenth of a page's allocations.
 func (s *Server) render(c echo.Context, status int, t templ.Component) error {
 	buf, _ := s.buffers.Get().(*bytes.Buffer)
 	if buf == nil {

@@ -1,10 +1,10 @@
 -- Where each learner's new cards resume in each deck.
 --
 -- A new card is a published question without a card, first in position
--- order. Finding it used to walk the deck from its first question and look
--- up a card for each, so it cost more with every card studied. A cursor
--- records a position at or below which every published question of the deck
--- has a card of the learner, and the search starts after it.
+-- order. Searching from the deck's first question looks up a card for
+-- each, so it costs more with every card studied. A cursor records a
+-- position at or below which every published question of the deck has a
+-- card of the learner, and the search starts after it.
 --
 -- Recording the first review of a new card moves the cursor on (store,
 -- study_review.go). The triggers below move it back whenever a question
