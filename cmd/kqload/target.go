@@ -31,14 +31,7 @@ func loopback(h http.Handler, log *slog.Logger) (base string, stop func(), err e
 	if err != nil {
 		return "", nil, fmt.Errorf("listen: %w", err)
 	}
-	srv := &http.Server{
-		Handler:           h,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       60 * time.Second,
-		WriteTimeout:      60 * time.Second,
-		IdleTimeout:       120 * time.Second,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-	}
+	srv := web.HTTPServer(h, log)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

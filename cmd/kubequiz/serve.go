@@ -60,14 +60,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return fmt.Errorf("cannot listen: %w", err)
 	}
-	srv := &http.Server{
-		Handler:           handler,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       60 * time.Second,
-		WriteTimeout:      60 * time.Second,
-		IdleTimeout:       120 * time.Second,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-	}
+	srv := web.HTTPServer(handler, log)
 	log.Info("serving", "addr", ln.Addr().String(), "db", cfg.DB)
 	fmt.Fprintf(stdout, "kubequiz is listening on http://%s/\n", ln.Addr())
 	if err := announceSetup(ctx, handler, ln.Addr().String(), stdout, log); err != nil {

@@ -86,13 +86,5 @@ func (s *Server) rotateCSRF(c echo.Context) {
 	if s.secureCookies(c) {
 		name = csrfCookieSecure
 	}
-	c.SetCookie(&http.Cookie{
-		Name:     name,
-		Value:    "",
-		Path:     "/",
-		MaxAge:   -1,
-		Secure:   s.secureCookies(c),
-		HttpOnly: true,
-		SameSite: http.SameSiteLaxMode,
-	})
+	s.dropCookie(c, name)
 }

@@ -125,24 +125,10 @@ func TestLearnerJourneyInBrowser(t *testing.T) {
 	ctx, cancel := context.WithTimeout(tab, time.Minute)
 	defer cancel()
 
-	step := func(what string, steps ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		if err := chromedp.Do(ctx, steps...); err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-	}
-	// until waits for a script condition; polls do not survive a
-	// navigation, so page loads are waited for with load below.
-	// until waits for a script condition to hold and htmx to be settled:
-	// until then the page drops the submits of the forms htmx swapped in.
+	step := browserStep(t, ctx)
+	// Page loads are waited for with load below.
 	until := func(what, cond string) chromedp.Action[chromedp.Void] {
-		cond = "(" + cond + ") && " + htmxSettled
-		return chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-			if _, err := chromedp.Poll[bool](cond, chromedp.WithPollingTimeout(10*time.Second))(ctx, tg); err != nil {
-				return fmt.Errorf("waiting for %s: %w", what, err)
-			}
-			return nil
-		})
+		return untilSettled(what, cond, 10*time.Second)
 	}
 	// load runs actions that make the browser load a page, waits for it
 	// and checks its status and path.

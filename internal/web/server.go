@@ -55,6 +55,19 @@ type Server struct {
 	bgWG   sync.WaitGroup
 }
 
+// HTTPServer is the http.Server that kubequiz serves h with: timeouts that
+// bound slow clients, and net/http's own errors logged as warnings.
+func HTTPServer(h http.Handler, log *slog.Logger) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+}
+
 // New builds the server and registers every route.
 func New(cfg Config, db *store.DB, log *slog.Logger) (*Server, error) {
 	assets, err := static.New()

@@ -95,8 +95,14 @@ func (s *Server) setSessionCookie(c echo.Context, tok string, expires time.Time)
 
 // clearSessionCookie tells the browser to drop its session token.
 func (s *Server) clearSessionCookie(c echo.Context) {
+	s.dropCookie(c, s.sessionCookieName(c))
+}
+
+// dropCookie tells the browser to delete the cookie name, set with the
+// attributes of kubequiz's own cookies.
+func (s *Server) dropCookie(c echo.Context, name string) {
 	c.SetCookie(&http.Cookie{
-		Name:     s.sessionCookieName(c),
+		Name:     name,
 		Value:    "",
 		Path:     "/",
 		MaxAge:   -1,

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -41,6 +42,31 @@ func chromium(t *testing.T) string {
 // under way.
 const htmxSettled = `!document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling')`
 
+// browserStep returns a function that runs actions in ctx and stops the
+// test, naming the step, when one fails.
+func browserStep(t *testing.T, ctx context.Context) func(what string, steps ...chromedp.Action[chromedp.Void]) {
+	return func(what string, steps ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		if err := chromedp.Do(ctx, steps...); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+}
+
+// untilSettled waits up to timeout for a script condition to hold and htmx
+// to be settled: until then the page drops the submits of the forms htmx
+// swapped in. Polls do not survive a navigation: wait for page loads
+// otherwise.
+func untilSettled(what, cond string, timeout time.Duration) chromedp.Action[chromedp.Void] {
+	cond = "(" + cond + ") && " + htmxSettled
+	return chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		if _, err := chromedp.Poll[bool](cond, chromedp.WithPollingTimeout(timeout))(ctx, tg); err != nil {
+			return fmt.Errorf("waiting for %s: %w", what, err)
+		}
+		return nil
+	})
+}
+
 func TestStudyInBrowser(t *testing.T) {
 	browser := chromium(t)
 	env := newStudyEnv(t)
@@ -59,24 +85,8 @@ func TestStudyInBrowser(t *testing.T) {
 	ctx, cancel := context.WithTimeout(bctx, time.Minute)
 	defer cancel()
 
-	step := func(what string, steps ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		if err := chromedp.Do(ctx, steps...); err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-	}
-	// until waits for a script condition to hold and htmx to be settled:
-	// until then the page drops the submits of the forms htmx swapped in.
-	until := func(what, cond string) chromedp.Action[chromedp.Void] {
-		cond = "(" + cond + ") && " + htmxSettled
-		return chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-			_, err := chromedp.Poll[bool](cond, chromedp.WithPollingTimeout(5*time.Second))(ctx, tg)
-			if err != nil {
-				t.Errorf("waiting for %s: %v", what, err)
-			}
-			return err
-		})
-	}
+	step := browserStep(t, ctx)
+	until := func(what, cond string) chromedp.Action[chromedp.Void] { return untilSettled(what, cond, 5*time.Second) }
 	focused := func(sel string) string {
 		return `document.activeElement && document.activeElement.matches('` + sel + `')`
 	}
