@@ -110,10 +110,7 @@ func (r *run) cloze() {
 			prompt += " (" + refs + ")"
 		}
 		l := lexiconOf(text)
-		expl := l.gapIs(text[locs[0][0]:locs[0][1]], r.documentLabel(l), prs)
-		if h := l.historyNote(feature, r.history(feature)); h != "" {
-			expl += " " + h
-		}
+		expl := r.withHistory(l, l.gapIs(text[locs[0][0]:locs[0][1]], r.documentLabel(l), prs), feature)
 		q := quiz.Question{
 			ExtID:       extID(GenCloze, r.doc.Key, e.Key, feature, ""),
 			Type:        quiz.Cloze,
@@ -263,10 +260,7 @@ func (r *run) featureFromDescription() {
 		if c.e != nil {
 			prs = positivePRs(c.e.PRs)
 		}
-		expl := l.answerIs(c.Term, r.documentLabel(l), prs)
-		if h := l.historyNote(c.Term, r.history(c.Term)); h != "" {
-			expl += " " + h
-		}
+		expl := r.withHistory(l, l.answerIs(c.Term, r.documentLabel(l), prs), c.Term)
 		q := quiz.Question{
 			ExtID:       id,
 			Type:        quiz.SingleChoice,
@@ -459,10 +453,7 @@ func (r *run) flashcards() {
 		if c.e != nil {
 			prs = positivePRs(c.e.PRs)
 		}
-		expl := l.flashExplanation(c.Term, r.documentLabel(l), prs)
-		if h := l.historyNote(c.Term, r.history(c.Term)); h != "" {
-			expl += " " + h
-		}
+		expl := r.withHistory(l, l.flashExplanation(c.Term, r.documentLabel(l), prs), c.Term)
 		q := quiz.Question{
 			ExtID:       extID(GenFlashcard, r.doc.Key, c.Entry, c.Term, ""),
 			Type:        quiz.Flashcard,

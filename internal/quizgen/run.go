@@ -99,6 +99,15 @@ func (r *run) history(feature string) []changelog.Event {
 	return ev
 }
 
+// withHistory appends to an explanation, in l's language, what the timeline
+// says of feature, if anything.
+func (r *run) withHistory(l *lexicon, expl, feature string) string {
+	if h := l.historyNote(feature, r.history(feature)); h != "" {
+		return expl + " " + h
+	}
+	return expl
+}
+
 // eventIn returns the event of a feature in a release.
 func (r *run) eventIn(feature, release string) (changelog.Event, bool) {
 	for _, e := range r.history(feature) {

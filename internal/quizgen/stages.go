@@ -299,10 +299,7 @@ func (r *run) stageInRelease() {
 			choices[i] = l.label[s]
 		}
 		feature := f.sc.Feature
-		expl := l.sentence(l.fact(f.release, feature, f.sc.Stage), f.prs())
-		if h := l.historyNote(feature, r.history(feature)); h != "" {
-			expl += " " + h
-		}
+		expl := r.withHistory(l, l.sentence(l.fact(f.release, feature, f.sc.Stage), f.prs()), feature)
 		q := quiz.Question{
 			ExtID:       extID(GenStageInRelease, r.doc.Key, f.e.Key, feature, ""),
 			Type:        quiz.SingleChoice,
@@ -374,10 +371,7 @@ func (r *run) releaseOfStage() {
 		if c.sc.PR > 0 {
 			prs = []int{c.sc.PR}
 		}
-		expl := l.sentence(l.fact(rel, feature, stage), prs)
-		if h := l.historyNote(feature, r.history(feature)); h != "" {
-			expl += " " + h
-		}
+		expl := r.withHistory(l, l.sentence(l.fact(rel, feature, stage), prs), feature)
 		q := quiz.Question{
 			ExtID:       id,
 			Type:        quiz.SingleChoice,
@@ -570,10 +564,7 @@ func (r *run) trueFalse() {
 				truth = !wrongRelease() && !wrongStage()
 			}
 		}
-		expl := l.verdict(truth) + l.sentence(l.fact(f.release, feature, f.sc.Stage), f.prs())
-		if hn := l.historyNote(feature, r.history(feature)); hn != "" {
-			expl += " " + hn
-		}
+		expl := r.withHistory(l, l.verdict(truth)+l.sentence(l.fact(f.release, feature, f.sc.Stage), f.prs()), feature)
 		q := quiz.Question{
 			ExtID:       extID(GenTrueFalse, r.doc.Key, f.e.Key, feature, ""),
 			Type:        quiz.TrueFalse,
