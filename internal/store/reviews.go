@@ -136,7 +136,7 @@ func (db *DB) recordBatch(batch []pendingReview) {
 	// The transaction is not the requests': a learner who leaves must not
 	// undo the reviews of the others.
 	ctx := context.Background()
-	err := db.tx(ctx, func(tx *sql.Tx) error {
+	err := db.txKeepSessions(ctx, func(tx *sql.Tx) error {
 		q := db.writes.in(tx)
 		for i, p := range batch {
 			if err := p.ctx.Err(); err != nil {
@@ -169,7 +169,7 @@ func (db *DB) recordAlone(ctx context.Context, p pendingReview) reviewResult {
 		return reviewResult{err: err}
 	}
 	var res reviewResult
-	err := db.tx(ctx, func(tx *sql.Tx) error {
+	err := db.txKeepSessions(ctx, func(tx *sql.Tx) error {
 		out, _, err := db.recordReview(ctx, db.writes.in(tx), p)
 		res.recorded = out
 		return err

@@ -59,6 +59,10 @@ const touchSessionQuery = `UPDATE sessions SET last_seen_at = ?1 WHERE token_has
 // session must be neither past its absolute expiry nor idle longer than
 // idle, and the account must not be disabled; otherwise quiz.ErrNotFound.
 func (db *DB) SessionUser(ctx context.Context, tokenHash []byte, now time.Time, idle time.Duration) (quiz.User, Session, error) {
+	if u, s, ok := db.sessions.get(tokenHash, now, idle); ok {
+		return u, s, nil
+	}
+	gen := db.sessions.generation()
 	var s Session
 	var created, seen, expires int64
 	ctx, done, err := db.quickRead(ctx)
@@ -75,13 +79,15 @@ func (db *DB) SessionUser(ctx context.Context, tokenHash []byte, now time.Time, 
 		return quiz.User{}, Session{}, fmt.Errorf("store: session: %w", err)
 	}
 	s.CreatedAt, s.LastSeenAt, s.ExpiresAt = fromMS(created), fromMS(seen), fromMS(expires)
+	db.sessions.put(gen, tokenHash, cachedSession{user: u, session: s, fetched: now})
 	return u, s, nil
 }
 
 // TouchSession records that a session was used at now, which slides its
 // idle timeout.
 func (db *DB) TouchSession(ctx context.Context, tokenHash []byte, now time.Time) error {
-	err := db.tx(ctx, func(tx *sql.Tx) error {
+	defer db.sessions.forget(tokenHash)
+	err := db.txKeepSessions(ctx, func(tx *sql.Tx) error {
 		_, err := db.writes.in(tx).ExecContext(ctx, touchSessionQuery, ms(now), tokenHash)
 		return err
 	})

@@ -37,6 +37,8 @@ type DB struct {
 	// readSlots holds one token per reader connection in use by a quick
 	// read (quickRead).
 	readSlots chan struct{}
+	// sessions holds recent session lookups (session_cache.go).
+	sessions sessionCache
 }
 
 // readConns is the size of the reader pool.
@@ -145,8 +147,16 @@ type querier interface {
 }
 
 // tx runs fn in one write transaction (BEGIN IMMEDIATE through the DSN),
-// committing when fn returns nil and rolling back otherwise.
+// committing when fn returns nil and rolling back otherwise. Afterwards the
+// session cache is emptied, since fn may have changed a user or a session.
 func (db *DB) tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	defer db.sessions.invalidate()
+	return db.txKeepSessions(ctx, fn)
+}
+
+// txKeepSessions is tx for writes that change no user and no session (the
+// reviews), or that say themselves what they change in the session cache.
+func (db *DB) txKeepSessions(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	tx, err := db.write.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
