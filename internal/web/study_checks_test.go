@@ -196,3 +196,27 @@ func TestStudyFormUnknownDeck(t *testing.T) {
 		}
 	}
 }
+
+// TestPresentationIDsGrowWithTime checks that presentation ids are valid,
+// distinct, and sort in the order they were made a millisecond apart (so
+// that review_log's unique index grows at its end).
+func TestPresentationIDsGrowWithTime(t *testing.T) {
+	prev := newPresentationID()
+	seen := map[string]bool{prev: true}
+	for range 5 {
+		time.Sleep(2 * time.Millisecond)
+		id := newPresentationID()
+		if !validPresentationID(id) {
+			t.Fatalf("%q is not a valid presentation id", id)
+		}
+		if seen[id] || id <= prev {
+			t.Fatalf("id %q made after %q does not sort after it", id, prev)
+		}
+		seen[id], prev = true, id
+	}
+	// Made in the same millisecond, ids still differ in their random part.
+	a, b := newPresentationID(), newPresentationID()
+	if a == b || a[2*presentationClockBytes:] == b[2*presentationClockBytes:] {
+		t.Fatalf("ids %q and %q share their random part", a, b)
+	}
+}
