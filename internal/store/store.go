@@ -39,6 +39,8 @@ type DB struct {
 	readSlots chan struct{}
 	// sessions holds recent session lookups (session_cache.go).
 	sessions sessionCache
+	// questions holds the questions study requests serve (question_cache.go).
+	questions questionCache
 }
 
 // readConns is the size of the reader pool.
@@ -206,7 +208,7 @@ func fromMS(v int64) time.Time { return time.UnixMilli(v).UTC() }
 func hotReads() []string {
 	return []string{
 		sessionUserQuery, studyDeckQuery, subscriptionCountQuery, queueAllQuery, queueDeckQuery,
-		todayQuery, nextDueQuery, dueBeforeQuery, cardForAnswerQuery,
+		todayQuery, nextDueQuery, dueBeforeQuery, cardForAnswerQuery, questionByRevisionQuery,
 	}
 }
 
@@ -214,7 +216,7 @@ func hotReads() []string {
 // session's idle timeout.
 func hotWrites() []string {
 	return []string{cardForAnswerQuery, insertReviewQuery, countDayQuery, startDayQuery, saveCardQuery, startCursorQuery, advanceCursorQuery,
-		earlierReviewQuery, touchSessionQuery}
+		earlierReviewQuery, touchSessionQuery, questionByRevisionQuery}
 }
 
 // stmts are statements prepared once on a pool. database/sql prepares each

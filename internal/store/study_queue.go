@@ -91,33 +91,31 @@ func (r *cardRow) card(now time.Time) (c fsrs.Card, isNew bool) {
 	return c, false
 }
 
-// wrapScanner scans prefix destinations before the ones asked for and
-// suffix ones after, so that scanQuestion can read a row with more columns.
-type wrapScanner struct {
-	row            scanner
-	prefix, suffix []any
-}
-
-func (w wrapScanner) Scan(dest ...any) error {
-	all := make([]any, 0, len(w.prefix)+len(dest)+len(w.suffix))
-	all = append(append(append(all, w.prefix...), dest...), w.suffix...)
-	return w.row.Scan(all...)
-}
-
-// scanStudyCard reads a row of cardColumns, questionColumns and d.title;
-// prefix receives columns before those.
-func scanStudyCard(row scanner, now time.Time, prefix ...any) (StudyCard, error) {
+// scanStudyCard reads a row of cardColumns and studyQuestionColumns;
+// prefix receives columns before those. The card's Question holds only
+// what the row has: resolve it with the question cache once the row is
+// read.
+func scanStudyCard(row scanner, now time.Time, prefix ...any) (StudyCard, questionRef, error) {
 	var (
-		cr cardRow
-		sc StudyCard
+		cr  cardRow
+		ref questionRef
 	)
-	sq, err := scanQuestion(wrapScanner{row: row, prefix: append(prefix, cr.dests()...), suffix: []any{&sc.DeckTitle}})
+	if err := row.Scan(append(append(prefix, cr.dests()...), ref.dests()...)...); err != nil {
+		return StudyCard{}, ref, err
+	}
+	sc := StudyCard{DeckTitle: ref.deckTitle}
+	sc.Card, sc.IsNew = cr.card(now)
+	return sc, ref, nil
+}
+
+// resolveStudyCard fills in the question of a card scanStudyCard read.
+func (db *DB) resolveStudyCard(ctx context.Context, q querier, sc *StudyCard, ref questionRef) error {
+	sq, err := db.questions.resolve(ctx, q, ref)
 	if err != nil {
-		return StudyCard{}, err
+		return err
 	}
 	sc.Question = sq
-	sc.Card, sc.IsNew = cr.card(now)
-	return sc, nil
+	return nil
 }
 
 // The queue's queries. Parameters: ?1 user id, ?2 a time (ms), ?3 a deck id
@@ -134,7 +132,7 @@ const (
 		THEN EXISTS (SELECT 1 FROM subscriptions s WHERE s.user_id = +?1 AND s.deck_id = q.deck_id)
 		ELSE q.deck_id = +?3 END`
 
-	dueCardQuery = `SELECT ` + cardColumns + `, ` + questionColumns + `, d.title
+	dueCardQuery = `SELECT ` + cardColumns + `, ` + studyQuestionColumns + `
 		FROM cards c INDEXED BY cards_user_due
 		JOIN questions q ON q.id = c.question_id
 		JOIN decks d ON d.id = q.deck_id
@@ -149,7 +147,7 @@ const (
 	// (migration 0008) on. ?5 is noCursor, the position below every other.
 	// Every subscribed deck: in deck id order (subscriptions' key, then
 	// questions_deck_status).
-	newCardAllQuery = `SELECT ` + questionColumns + `, d.title
+	newCardAllQuery = `SELECT ` + studyQuestionColumns + `
 		FROM subscriptions s
 		JOIN decks d ON d.id = s.deck_id
 		JOIN questions q ON q.deck_id = s.deck_id AND q.status = 'published'
@@ -159,7 +157,7 @@ const (
 		  AND NOT EXISTS (SELECT 1 FROM cards c WHERE c.user_id = +?1 AND c.question_id = q.id)
 		ORDER BY s.deck_id, q.position, q.id
 		LIMIT 1`
-	newCardDeckQuery = `SELECT ` + questionColumns + `, d.title
+	newCardDeckQuery = `SELECT ` + studyQuestionColumns + `
 		FROM questions q
 		JOIN decks d ON d.id = q.deck_id
 		WHERE q.deck_id = +?3 AND q.status = 'published'
@@ -265,9 +263,10 @@ func (db *DB) nextCard(ctx context.Context, u quiz.User, deckSlug string, now ti
 		return n, fmt.Errorf("queue: %w", err)
 	}
 	defer rows.Close()
-	for rows.Next() {
+	var ref questionRef
+	for !n.Found && rows.Next() {
 		var step int
-		c, err := scanStudyCard(rows, now, &step, &n.NewToday, &n.ReviewsToday)
+		c, r, err := scanStudyCard(rows, now, &step, &n.NewToday, &n.ReviewsToday)
 		if err != nil {
 			return n, fmt.Errorf("queue: %w", err)
 		}
@@ -275,8 +274,7 @@ func (db *DB) nextCard(ctx context.Context, u quiz.User, deckSlug string, now ti
 		case step == stepLearning,
 			step == stepReview && n.ReviewsToday < u.ReviewsPerDay,
 			step == stepNew && n.NewToday < u.NewPerDay:
-			n.Card, n.Found = c, true
-			return n, nil
+			n.Card, n.Found, ref = c, true, r
 		case step == stepReview:
 			n.ReviewLimitReached = true
 		case step == stepNew:
@@ -286,8 +284,16 @@ func (db *DB) nextCard(ctx context.Context, u quiz.User, deckSlug string, now ti
 	if err := rows.Err(); err != nil {
 		return n, fmt.Errorf("queue: %w", err)
 	}
+	// Closed before the question is resolved, which may read again: this
+	// read holds one of the pool's connections until then.
 	if err := rows.Close(); err != nil {
 		return n, fmt.Errorf("queue: %w", err)
+	}
+	if n.Found {
+		if err := db.resolveStudyCard(ctx, db.reads, &n.Card, ref); err != nil {
+			return n, fmt.Errorf("queue: %w", err)
+		}
+		return n, nil
 	}
 
 	// Nothing to study now: say what is coming.

@@ -24,7 +24,7 @@ type CardPreview struct {
 // user's card (all card columns NULL when there is none), their desired
 // retention and time zone. No row: the question does not exist or is not
 // published.
-const cardForAnswerQuery = `SELECT u.desired_retention, u.timezone, ` + cardColumns + `, ` + questionColumns + `, d.title
+const cardForAnswerQuery = `SELECT u.desired_retention, u.timezone, ` + cardColumns + `, ` + studyQuestionColumns + `
 	FROM questions q
 	JOIN decks d ON d.id = q.deck_id
 	JOIN users u ON u.id = +?1
@@ -38,12 +38,15 @@ type answerer struct {
 }
 
 // cardForAnswer runs cardForAnswerQuery; a missing row is quiz.ErrNotFound.
-func cardForAnswer(ctx context.Context, q querier, userID, questionID int64, now time.Time) (StudyCard, answerer, error) {
+func (db *DB) cardForAnswer(ctx context.Context, q querier, userID, questionID int64, now time.Time) (StudyCard, answerer, error) {
 	var a answerer
 	row := q.QueryRowContext(ctx, cardForAnswerQuery, userID, questionID)
-	sc, err := scanStudyCard(row, now, &a.retention, &a.timezone)
+	sc, ref, err := scanStudyCard(row, now, &a.retention, &a.timezone)
 	if errors.Is(err, sql.ErrNoRows) {
 		return sc, a, fmt.Errorf("question %d: %w", questionID, quiz.ErrNotFound)
+	}
+	if err == nil {
+		err = db.resolveStudyCard(ctx, q, &sc, ref)
 	}
 	if err != nil {
 		return sc, a, fmt.Errorf("question %d: %w", questionID, err)
@@ -61,7 +64,7 @@ func (db *DB) PreviewCard(ctx context.Context, userID, questionID int64, now tim
 		return CardPreview{}, fmt.Errorf("store: preview card for user %d: %w", userID, err)
 	}
 	defer done()
-	sc, a, err := cardForAnswer(ctx, db.reads, userID, questionID, now)
+	sc, a, err := db.cardForAnswer(ctx, db.reads, userID, questionID, now)
 	if err != nil {
 		return CardPreview{}, fmt.Errorf("store: preview card for user %d: %w", userID, err)
 	}
@@ -196,7 +199,7 @@ func (db *DB) RecordReview(ctx context.Context, r Review) (Recorded, error) {
 // transaction unusable for other reviews.
 func (db *DB) recordReview(ctx context.Context, q txStmts, p pendingReview) (out Recorded, wrote bool, err error) {
 	r := p.review
-	sc, a, err := cardForAnswer(ctx, q, r.UserID, r.QuestionID, r.At)
+	sc, a, err := db.cardForAnswer(ctx, q, r.UserID, r.QuestionID, r.At)
 	if err != nil {
 		return out, false, err
 	}

@@ -1,0 +1,113 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sync"
+
+	"kubequiz/internal/quiz"
+)
+
+// The study statements run on every request and each serves one question.
+// Reading all of a question's columns and decoding its JSON is a large
+// part of their cost, so they select only the question's identity and the
+// columns that change without a new revision (deck, position, status), and
+// the rest comes from questionCache.
+//
+// A cached question is used only for the revision the statement's own row
+// shows. Every change of a questions row moves its revision on (migration
+// 0011), whichever process makes it, so a copy is never used after its row
+// changed. created_at is part of the key in case a row id is ever used
+// again after a deletion.
+
+// studyQuestionColumns lists, in questionRef.dests order, what the study
+// statements select of questions q joined with decks d.
+const studyQuestionColumns = `q.id, q.revision, q.created_at, q.deck_id, d.slug, q.position, q.status, d.title`
+
+// questionRef is a question as a study statement reads it.
+type questionRef struct {
+	id, revision, created, deckID int64
+	slug, status, deckTitle       string
+	position                      int
+}
+
+func (r *questionRef) dests() []any {
+	return []any{&r.id, &r.revision, &r.created, &r.deckID, &r.slug, &r.position, &r.status, &r.deckTitle}
+}
+
+// questionKey identifies one revision of one question row.
+type questionKey struct{ id, revision, created int64 }
+
+// cachedQuestion is what a question's revision fixes: everything but its
+// deck, position and status.
+type cachedQuestion struct {
+	origin    quiz.Origin
+	generator string
+	question  quiz.Question
+}
+
+// questionCacheMax bounds the questions kept; a full cache is emptied.
+const questionCacheMax = 20000
+
+// questionCache holds the questions study requests have served. Callers
+// share the quiz.Question values it returns and must not change them.
+type questionCache struct {
+	mu sync.RWMutex
+	m  map[int64]cachedEntry
+}
+
+type cachedEntry struct {
+	key questionKey
+	cachedQuestion
+}
+
+// questionByRevision loads every column of question ?1 with its revision.
+const questionByRevisionQuery = `SELECT ` + questionColumns + `, q.revision, q.created_at
+	FROM questions q JOIN decks d ON d.id = q.deck_id WHERE q.id = +?1`
+
+// resolve returns the study question ref points to, from the cache when it
+// holds ref's revision and otherwise read with q (in the same transaction
+// as ref, where there is one).
+func (c *questionCache) resolve(ctx context.Context, q querier, ref questionRef) (StoredQuestion, error) {
+	sq := StoredQuestion{ID: ref.id, DeckID: ref.deckID, DeckSlug: ref.slug, Position: ref.position, Status: quiz.Status(ref.status)}
+	key := questionKey{ref.id, ref.revision, ref.created}
+	c.mu.RLock()
+	e, ok := c.m[ref.id]
+	c.mu.RUnlock()
+	if !ok || e.key != key {
+		var err error
+		if e, err = c.load(ctx, q, ref.id); err != nil {
+			return sq, err
+		}
+	}
+	sq.Origin, sq.Generator, sq.Question = e.origin, e.generator, e.question
+	return sq, nil
+}
+
+// load reads question id and keeps it. The row read may be a revision newer
+// than the one asked for, when it changed in between (outside a
+// transaction): it is then the newer one that is served.
+func (c *questionCache) load(ctx context.Context, q querier, id int64) (cachedEntry, error) {
+	var e cachedEntry
+	sq, err := scanQuestion(scanExtras{q.QueryRowContext(ctx, questionByRevisionQuery, id), []any{&e.key.revision, &e.key.created}})
+	if errors.Is(err, sql.ErrNoRows) {
+		return e, fmt.Errorf("question %d: %w", id, quiz.ErrNotFound)
+	}
+	if err != nil {
+		return e, fmt.Errorf("question %d: %w", id, err)
+	}
+	e.key.id = id
+	e.cachedQuestion = cachedQuestion{origin: sq.Origin, generator: sq.Generator, question: sq.Question}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if cur, ok := c.m[id]; ok && cur.key.created == e.key.created && cur.key.revision > e.key.revision {
+		return e, nil // a newer revision is already kept
+	}
+	if c.m == nil || len(c.m) >= questionCacheMax {
+		c.m = make(map[int64]cachedEntry)
+	}
+	c.m[id] = e
+	return e, nil
+}
