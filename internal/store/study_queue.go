@@ -124,24 +124,32 @@ func (db *DB) resolveStudyCard(ctx context.Context, q querier, sc *StudyCard, re
 // plain parameter is prepared again whenever the value bound changes from
 // 0 or 1 to another (user 1 and user 2 in turn on one connection), which
 // cost up to 0.5 ms a time; the unary plus keeps the index and avoids that
-// (TestStatementsNotReprepared). The card queries walk the
-// cards_user_due index in due order and stop at the first match; INDEXED BY
-// keeps the planner from driving them from questions instead.
+// (TestStatementsNotReprepared). The card queries walk a partial index of
+// the learner's learning cards or review cards (migration 0012) in due
+// order and stop at the first match, so that cards of the other kind due
+// before it are never read; INDEXED BY keeps the planner from driving them
+// from questions instead.
 const (
 	scopeFilter = ` AND CASE WHEN ?3 = 0
 		THEN EXISTS (SELECT 1 FROM subscriptions s WHERE s.user_id = +?1 AND s.deck_id = q.deck_id)
 		ELSE q.deck_id = +?3 END`
 
-	dueCardQuery = `SELECT ` + cardColumns + `, ` + studyQuestionColumns + `
-		FROM cards c INDEXED BY cards_user_due
+	// The two kinds of scheduled cards, each with its index.
+	learningCards = `FROM cards c INDEXED BY cards_user_learning_due
 		JOIN questions q ON q.id = c.question_id
 		JOIN decks d ON d.id = q.deck_id
-		WHERE c.user_id = +?1 AND c.due <= ?2 AND q.status = 'published'` + scopeFilter
+		WHERE c.state IN (1, 3) AND c.user_id = +?1 AND q.status = 'published'` + scopeFilter
+	reviewCards = `FROM cards c INDEXED BY cards_user_review_due
+		JOIN questions q ON q.id = c.question_id
+		JOIN decks d ON d.id = q.deck_id
+		WHERE c.state = 2 AND c.user_id = +?1 AND q.status = 'published'` + scopeFilter
 
 	// Step 1: learning and relearning cards that are due, earliest first.
-	dueLearningQuery = dueCardQuery + ` AND c.state IN (1, 3) ORDER BY c.due LIMIT 1`
+	dueLearningQuery = `SELECT ` + cardColumns + `, ` + studyQuestionColumns + ` ` + learningCards + `
+		AND c.due <= ?2 ORDER BY c.due LIMIT 1`
 	// Step 2: due reviews, most overdue first.
-	dueReviewQuery = dueCardQuery + ` AND c.state = 2 ORDER BY c.due LIMIT 1`
+	dueReviewQuery = `SELECT ` + cardColumns + `, ` + studyQuestionColumns + ` ` + reviewCards + `
+		AND c.due <= ?2 ORDER BY c.due LIMIT 1`
 
 	// Step 3: new cards in deck order, from each deck's new-card cursor
 	// (migration 0008) on. ?5 is noCursor, the position below every other.
@@ -193,16 +201,12 @@ const (
 	dayCounts       = newTodayColumn + `, ` + reviewsTodayColumn
 	nullCardColumns = `NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL`
 
-	nextDueQuery = `SELECT c.due
-		FROM cards c INDEXED BY cards_user_due
-		JOIN questions q ON q.id = c.question_id
-		WHERE c.user_id = +?1 AND c.due > ?2 AND q.status = 'published'` + scopeFilter + `
-		ORDER BY c.due LIMIT 1`
+	nextDueQuery = `SELECT min(due) FROM (
+		SELECT * FROM (SELECT c.due ` + learningCards + ` AND c.due > ?2 ORDER BY c.due LIMIT 1)
+		UNION ALL SELECT * FROM (SELECT c.due ` + reviewCards + ` AND c.due > ?2 ORDER BY c.due LIMIT 1))`
 
-	dueBeforeQuery = `SELECT count(*)
-		FROM cards c INDEXED BY cards_user_due
-		JOIN questions q ON q.id = c.question_id
-		WHERE c.user_id = +?1 AND c.due < ?2 AND q.status = 'published'` + scopeFilter
+	dueBeforeQuery = `SELECT (SELECT count(*) ` + learningCards + ` AND c.due < ?2)
+		+ (SELECT count(*) ` + reviewCards + ` AND c.due < ?2)`
 
 	subscriptionCountQuery = `SELECT count(*) FROM subscriptions WHERE user_id = ?`
 

@@ -518,18 +518,19 @@ func TestStudyQueryPlans(t *testing.T) {
 		args        []any
 		want        []string
 	}{
-		{"due learning", dueLearningQuery, []any{1, 0, 0}, []string{"cards_user_due (user_id=? AND due<?)"}},
-		{"due review", dueReviewQuery, []any{1, 0, 7}, []string{"cards_user_due (user_id=? AND due<?)"}},
+		{"due learning", dueLearningQuery, []any{1, 0, 0}, []string{"cards_user_learning_due (user_id=? AND due<?)"}},
+		{"due review", dueReviewQuery, []any{1, 0, 7}, []string{"cards_user_review_due (user_id=? AND due<?)"}},
 		{"new, all decks", newCardAllQuery, []any{1, 0, 0, 0, noCursor}, []string{"questions_deck_status (deck_id=? AND status=? AND position>?)", "USING PRIMARY KEY"}},
 		{"new, one deck", newCardDeckQuery, []any{1, 0, 7, 0, noCursor}, []string{"questions_deck_status (deck_id=? AND status=? AND position>?)", "USING PRIMARY KEY"}},
 		{"advance cursor", advanceCursorQuery, []any{1, 7, 12}, []string{"questions_deck_status (deck_id=? AND status=? AND position>? AND position<?)"}},
 		{"today", todayQuery, []any{1, 0}, []string{"daily_reviews USING PRIMARY KEY", "COVERING INDEX review_log_user_day"}},
-		{"queue, all decks", queueAllQuery, []any{1, 0, 0, 0, noCursor}, []string{"cards_user_due (user_id=? AND due<?)",
+		{"queue, all decks", queueAllQuery, []any{1, 0, 0, 0, noCursor}, []string{"cards_user_learning_due (user_id=? AND due<?)", "cards_user_review_due (user_id=? AND due<?)",
 			"questions_deck_status (deck_id=? AND status=? AND position>?)", "daily_reviews USING PRIMARY KEY"}},
-		{"queue, one deck", queueDeckQuery, []any{1, 0, 7, 0, noCursor}, []string{"cards_user_due (user_id=? AND due<?)",
+		{"queue, one deck", queueDeckQuery, []any{1, 0, 7, 0, noCursor}, []string{"cards_user_learning_due (user_id=? AND due<?)", "cards_user_review_due (user_id=? AND due<?)",
 			"questions_deck_status (deck_id=? AND status=? AND position>?)", "daily_reviews USING PRIMARY KEY"}},
 		{"start the day's count", startDayQuery, []any{1, 0}, []string{"COVERING INDEX review_log_user_day"}},
-		{"next due", nextDueQuery, []any{1, 0, 0}, []string{"cards_user_due (user_id=? AND due>?)"}},
+		{"next due", nextDueQuery, []any{1, 0, 0}, []string{"cards_user_learning_due (user_id=? AND due>?)", "cards_user_review_due (user_id=? AND due>?)"}},
+		{"due before", dueBeforeQuery, []any{1, 0, 0}, []string{"cards_user_learning_due (user_id=? AND due<?)", "cards_user_review_due (user_id=? AND due<?)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
