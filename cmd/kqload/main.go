@@ -78,7 +78,11 @@ type config struct {
 	profiled    string
 	maxRequests int64
 	think       time.Duration
+	rounds      int
 }
+
+// rewarm is the warm-up before each turn of a phase but its first.
+const rewarm = time.Second
 
 var allPhases = []string{"study", "page", "echo", "sqlite"}
 
@@ -94,18 +98,19 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 	fs := flag.NewFlagSet("kqload", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.IntVar(&c.users, "users", 64, "simulated learners, each with its own session and connection")
-	fs.DurationVar(&c.duration, "duration", 20*time.Second, "measured time of each phase")
-	fs.DurationVar(&c.warmup, "warmup", 3*time.Second, "unrecorded time before each phase")
+	fs.DurationVar(&c.duration, "duration", 20*time.Second, "measured time of each phase, over all its turns")
+	fs.DurationVar(&c.warmup, "warmup", 3*time.Second, "unrecorded time before each phase's first turn (later turns: at most 1s)")
+	fs.IntVar(&c.rounds, "rounds", 4, "turns of the phases: each runs this many times, for duration/rounds, in turn with the others")
 	fs.StringVar(&c.url, "url", "", "a kubequiz server already running on this machine (http://127.0.0.1:PORT), with -db")
 	fs.StringVar(&c.dbPath, "db", "", "with -url: that server's database file, where the learners' accounts are created")
 	fs.Uint64Var(&c.seed, "seed", 1, "seed of the learners' answers and grades")
 	fs.IntVar(&c.copies, "copies", 3, "extra copies of the bundled decks, so that learners do not run out of new cards")
 	fs.StringVar(&phases, "phases", strings.Join(allPhases, ","), "phases to run, in this order")
 	fs.BoolVar(&c.json, "json", false, "print the results as JSON")
-	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of one phase (server and generator) to this file")
-	fs.StringVar(&c.memProfile, "memprofile", "", "write the allocations of one phase to this file (and those before it to FILE.base, for go tool pprof -diff_base)")
+	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of one phase's first turn (server and generator) to this file")
+	fs.StringVar(&c.memProfile, "memprofile", "", "write the allocations of one phase's first turn to this file (and those before it to FILE.base, for go tool pprof -diff_base)")
 	fs.StringVar(&c.profiled, "profile-phase", "study", "the phase -cpuprofile and -memprofile cover")
-	fs.Int64Var(&c.maxRequests, "max-steps", 5_000_000, "upper bound on the steps of each phase")
+	fs.Int64Var(&c.maxRequests, "max-steps", 5_000_000, "upper bound on the steps of each turn of a phase")
 	fs.DurationVar(&c.think, "think", 0, "mean pause before each request of the study phase (0: none, the server is saturated)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -124,6 +129,9 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 	}
 	if c.think < 0 || c.think > time.Minute {
 		return c, fmt.Errorf("-think %s: want 0 to a minute", c.think)
+	}
+	if c.rounds < 1 || c.rounds > 100 || c.duration/time.Duration(max(c.rounds, 1)) < 100*time.Millisecond {
+		return c, fmt.Errorf("-rounds %d: want 1 to 100, each turn at least 100ms of -duration %s", c.rounds, c.duration)
 	}
 	if c.maxRequests < 1 {
 		return c, fmt.Errorf("-max-steps %d: want at least 1", c.maxRequests)
@@ -167,6 +175,7 @@ type report struct {
 	LoadAverage string `json:"load_average,omitempty"`
 	Duration    string `json:"duration"`
 	Warmup      string `json:"warmup"`
+	Rounds      int    `json:"rounds"`
 	CPUs        int    `json:"cpus"`
 	GoMaxProcs  int    `json:"gomaxprocs"`
 	Target      string `json:"target"`
@@ -201,7 +210,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 	rep := report{
 		Date: time.Now().Format(time.RFC3339), Users: cfg.users, Think: cfg.think.String(), LoadAverage: loadAverage(),
-		Duration: cfg.duration.String(), Warmup: cfg.warmup.String(),
+		Duration: cfg.duration.String(), Warmup: cfg.warmup.String(), Rounds: cfg.rounds,
 		CPUs: runtime.NumCPU(), GoMaxProcs: runtime.GOMAXPROCS(0),
 	}
 	transport := &http.Transport{
@@ -223,31 +232,50 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stderr, "kqload: %d learners signed in to %s, subscribed to %d decks (%.1f s)\n",
 		len(learners), base, decks, rep.SetupSecond)
 
+	// The phases take turns, so that a figure and its ceiling are measured
+	// under the same conditions of the machine, whose speed drifts.
+	turn := cfg.duration / time.Duration(cfg.rounds)
+	acc := make(map[string]*measured, len(cfg.phases))
+	for round := range cfg.rounds {
+		for _, name := range cfg.phases {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			warm := cfg.warmup
+			if round > 0 {
+				warm = min(cfg.warmup, rewarm)
+			}
+			fmt.Fprintf(stderr, "kqload: phase %s, turn %d of %d: %s warm-up, %s measured\n", name, round+1, cfg.rounds, warm, turn)
+			stopProfile := func() error { return nil }
+			if round == 0 {
+				if stopProfile, err = startProfile(cfg, name); err != nil {
+					return err
+				}
+			}
+			m, err := runPhase(ctx, cfg, name, learners, transport, dir, warm, turn)
+			if perr := stopProfile(); perr != nil {
+				return fmt.Errorf("profile: %w", perr)
+			}
+			if err != nil {
+				return err
+			}
+			if acc[name] == nil {
+				acc[name] = &measured{}
+			}
+			acc[name].add(m)
+		}
+	}
 	for _, name := range cfg.phases {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		fmt.Fprintf(stderr, "kqload: phase %s: %s warm-up, %s measured\n", name, cfg.warmup, cfg.duration)
-		stopProfile, err := startProfile(cfg, name)
-		if err != nil {
-			return err
-		}
-		res, err := runPhase(ctx, cfg, name, learners, transport, dir)
-		if perr := stopProfile(); perr != nil {
-			return fmt.Errorf("profile: %w", perr)
-		}
-		if err != nil {
-			return err
-		}
+		res := acc[name].result(name, phaseOps[name]...)
 		rep.Phases = append(rep.Phases, res)
 		rep.Errors += res.Errors
-		if name == "study" {
-			total := 0
-			for _, l := range learners {
-				total += l.graded
-			}
-			rep.ReviewsPerLearner = float64(total) / float64(len(learners))
+	}
+	if slices.Contains(cfg.phases, "study") {
+		total := 0
+		for _, l := range learners {
+			total += l.graded
 		}
+		rep.ReviewsPerLearner = float64(total) / float64(len(learners))
 	}
 	rep.Ratios = ratios{
 		GradeToSQLite: ratio(rep.rate("study", opGrade), rep.rate("sqlite", opInsert)),
@@ -359,8 +387,18 @@ func eachOf(ls []*learner, n int, fn func(*learner) error) error {
 	return errors.Join(errs...)
 }
 
-// runPhase runs one named phase.
-func runPhase(ctx context.Context, cfg config, name string, ls []*learner, transport http.RoundTripper, dir string) (phaseResult, error) {
+// phaseOps lists, in report order, the kinds of request of each phase; the
+// last is the one CPU µs/op counts.
+var phaseOps = map[string][]string{
+	"study":  {opAnswer, opGrade},
+	"page":   {opPage},
+	"echo":   {opHello},
+	"sqlite": {opInsert},
+}
+
+// runPhase runs one turn of a named phase: warmup unrecorded, then d
+// recorded.
+func runPhase(ctx context.Context, cfg config, name string, ls []*learner, transport http.RoundTripper, dir string, warmup, d time.Duration) (measured, error) {
 	switch name {
 	case "study":
 		for _, l := range ls {
@@ -371,30 +409,27 @@ func runPhase(ctx context.Context, cfg config, name string, ls []*learner, trans
 				l.think = 0
 			}
 		}()
-		return warmAndMeasure(ctx, name, len(ls), cfg.warmup, cfg.duration, cfg.maxRequests,
-			func(ctx context.Context, w int, rec *recorder) error { return ls[w].studyOnce(ctx, rec) },
-			opAnswer, opGrade), nil
+		return warmAndMeasure(ctx, len(ls), warmup, d, cfg.maxRequests,
+			func(ctx context.Context, w int, rec *recorder) error { return ls[w].studyOnce(ctx, rec) }), nil
 	case "page":
-		return warmAndMeasure(ctx, name, len(ls), cfg.warmup, cfg.duration, cfg.maxRequests,
-			func(ctx context.Context, w int, rec *recorder) error { return ls[w].pageOnce(ctx, rec) },
-			opPage), nil
+		return warmAndMeasure(ctx, len(ls), warmup, d, cfg.maxRequests,
+			func(ctx context.Context, w int, rec *recorder) error { return ls[w].pageOnce(ctx, rec) }), nil
 	case "echo":
 		base, stop, err := loopback(bareEcho(), discardLogger())
 		if err != nil {
-			return phaseResult{}, err
+			return measured{}, err
 		}
 		defer stop()
 		clients := make([]*learner, len(ls))
 		for i := range clients {
 			clients[i] = newLearner(base, "", "", transport, 0)
 		}
-		return warmAndMeasure(ctx, name, len(ls), cfg.warmup, cfg.duration, cfg.maxRequests,
-			func(ctx context.Context, w int, rec *recorder) error { return clients[w].hello(ctx, rec) },
-			opHello), nil
+		return warmAndMeasure(ctx, len(ls), warmup, d, cfg.maxRequests,
+			func(ctx context.Context, w int, rec *recorder) error { return clients[w].hello(ctx, rec) }), nil
 	case "sqlite":
-		return sqliteCeiling(ctx, cfg, filepath.Join(dir, "ceiling.db"))
+		return sqliteCeiling(ctx, cfg, filepath.Join(dir, "ceiling.db"), warmup, d)
 	}
-	return phaseResult{}, fmt.Errorf("unknown phase %q", name)
+	return measured{}, fmt.Errorf("unknown phase %q", name)
 }
 
 // hello is one request to the bare echo handler.
@@ -413,28 +448,26 @@ func (l *learner) hello(ctx context.Context, rec *recorder) error {
 }
 
 // sqliteCeiling commits single-row write transactions from one writer on a
-// fresh file with kubequiz's DSN.
-func sqliteCeiling(ctx context.Context, cfg config, path string) (phaseResult, error) {
+// file with kubequiz's DSN, the same file in every turn.
+func sqliteCeiling(ctx context.Context, cfg config, path string, warmup, d time.Duration) (measured, error) {
 	p, err := store.OpenWriteProbe(ctx, path)
 	if err != nil {
-		return phaseResult{}, err
+		return measured{}, err
 	}
 	defer p.Close()
 	limit := int(min(cfg.maxRequests, 1<<31-1))
-	if _, err := p.Run(ctx, time.Now().Add(cfg.warmup), limit, nil); err != nil {
-		return phaseResult{}, err
+	if _, err := p.Run(ctx, time.Now().Add(warmup), limit, nil); err != nil {
+		return measured{}, err
 	}
 	rec := newRecorder()
 	cpu := cpuTime()
 	start := time.Now()
-	_, err = p.Run(ctx, start.Add(cfg.duration), limit, func(d time.Duration) { rec.observe(opInsert, d) })
+	_, err = p.Run(ctx, start.Add(d), limit, func(d time.Duration) { rec.observe(opInsert, d) })
 	elapsed := time.Since(start)
 	if err != nil {
 		rec.fail(opInsert, err)
 	}
-	res := summarise("sqlite", elapsed, []*recorder{rec}, opInsert)
-	res.CPUSeconds = (cpuTime() - cpu).Seconds()
-	return res, nil
+	return measured{recs: []*recorder{rec}, elapsed: elapsed, cpu: cpuTime() - cpu}, nil
 }
 
 // loadAverage is the machine's 1, 5 and 15 minute load averages, where the
@@ -508,8 +541,8 @@ const (
 )
 
 func printReport(w io.Writer, r report) {
-	fmt.Fprintf(w, "kqload %s: %d learners, %s per phase after %s warm-up, %d decks, target %s\n",
-		r.Date, r.Users, r.Duration, r.Warmup, r.Decks, r.Target)
+	fmt.Fprintf(w, "kqload %s: %d learners, %s per phase in %d turns taken in turn with the other phases, %s warm-up before the first, %d decks, target %s\n",
+		r.Date, r.Users, r.Duration, r.Rounds, r.Warmup, r.Decks, r.Target)
 	fmt.Fprintf(w, "load generator and server share this machine's %d CPUs (GOMAXPROCS %d); load average at start %s\n",
 		r.CPUs, r.GoMaxProcs, r.LoadAverage)
 	fmt.Fprintf(w, "think time in the study phase: %s; reviews per learner when it ended: %.0f\n", r.Think, r.ReviewsPerLearner)

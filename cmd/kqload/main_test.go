@@ -20,7 +20,7 @@ func TestRun(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	var out, errOut bytes.Buffer
-	err := run(ctx, []string{"-users", "3", "-duration", "300ms", "-warmup", "100ms", "-copies", "0", "-json"}, &out, &errOut)
+	err := run(ctx, []string{"-users", "3", "-duration", "400ms", "-rounds", "2", "-warmup", "100ms", "-copies", "1", "-json"}, &out, &errOut)
 	if err != nil {
 		t.Fatalf("run: %v\nstderr:\n%s\nstdout:\n%s", err, errOut.String(), out.String())
 	}
@@ -28,8 +28,14 @@ func TestRun(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
 		t.Fatalf("report: %v\n%s", err, out.String())
 	}
-	if rep.Users != 3 || rep.Decks != 4 || rep.Errors != 0 {
-		t.Errorf("users %d, decks %d, errors %d; want 3, 4, 0", rep.Users, rep.Decks, rep.Errors)
+	if rep.Users != 3 || rep.Decks != 8 || rep.Errors != 0 || rep.Rounds != 2 {
+		t.Errorf("users %d, decks %d, errors %d, rounds %d; want 3, 8, 0, 2", rep.Users, rep.Decks, rep.Errors, rep.Rounds)
+	}
+	// Both turns of each phase count: about 400ms measured in all.
+	for _, p := range rep.Phases {
+		if p.Seconds < 0.35 {
+			t.Errorf("phase %s measured %.2fs; want both turns of 200ms", p.Name, p.Seconds)
+		}
 	}
 	for _, c := range []struct{ phase, op string }{
 		{"study", opAnswer}, {"study", opGrade},
@@ -60,6 +66,8 @@ func TestParseConfig(t *testing.T) {
 		{"url without db", []string{"-url", "http://127.0.0.1:8080"}, "go together"},
 		{"unknown phase", []string{"-phases", "study,nap"}, "unknown phase"},
 		{"no users", []string{"-users", "0"}, "want 1 to 1000"},
+		{"no rounds", []string{"-rounds", "0"}, "want 1 to 100"},
+		{"turns too short", []string{"-duration", "1s", "-rounds", "20"}, "at least 100ms"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
