@@ -41,6 +41,8 @@ type DB struct {
 	sessions sessionCache
 	// questions holds the questions study requests serve (question_cache.go).
 	questions questionCache
+	// schedulers holds an FSRS scheduler per desired retention.
+	schedulers schedulers
 }
 
 // readConns is the size of the reader pool.

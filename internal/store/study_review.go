@@ -68,7 +68,7 @@ func (db *DB) PreviewCard(ctx context.Context, userID, questionID int64, now tim
 	if err != nil {
 		return CardPreview{}, fmt.Errorf("store: preview card for user %d: %w", userID, err)
 	}
-	sched, err := labelScheduler(a.retention)
+	sched, err := db.schedulers.get(a.retention, true)
 	if err != nil {
 		return CardPreview{}, fmt.Errorf("store: preview card for user %d: %w", userID, err)
 	}
@@ -209,7 +209,7 @@ func (db *DB) recordReview(ctx context.Context, q txStmts, p pendingReview) (out
 	if err := sc.Question.Question.CheckResponse(r.Response); err != nil {
 		return out, false, err
 	}
-	sched, err := scheduler(a.retention)
+	sched, err := db.schedulers.get(a.retention, false)
 	if err != nil {
 		return out, false, err
 	}
