@@ -2,7 +2,10 @@
 // database with the settings kubequiz relies on, applies the embedded schema
 // migrations, and offers one method per use case, each in its own transaction
 // except reviews, which one writer records several to a transaction under
-// load (reviews.go).
+// load (reviews.go). Two things are kept in memory: session lookups, for a
+// second (session_cache.go), and the questions the study requests serve,
+// checked against each question's revision on every read
+// (question_cache.go).
 package store
 
 import (
@@ -217,7 +220,7 @@ func hotReads() []string {
 // hotWrites are the statements of recording a review and of sliding a
 // session's idle timeout.
 func hotWrites() []string {
-	return []string{cardForAnswerQuery, insertReviewQuery, countDayQuery, startDayQuery, saveCardQuery, startCursorQuery, advanceCursorQuery,
+	return []string{cardForAnswerQuery, insertReviewQuery, countDayQuery, startDayQuery, saveCardQuery, startCursorQuery, advanceCursorQuery, markExhaustedQuery,
 		earlierReviewQuery, touchSessionQuery, questionByRevisionQuery}
 }
 

@@ -37,8 +37,10 @@ func naiveNewCard(tb testing.TB, db *DB, userID, deckID int64) int64 {
 
 // TestNewCardCursor runs random sequences of first reviews and question
 // changes (new questions anywhere, drafts published, questions retired,
-// restored and moved) and checks after every step that the queue serves
-// the same new card as a search from each deck's first question.
+// restored and moved, within their deck or to another) and checks after
+// every step that the queue serves the same new card as a search from each
+// deck's first question. It covers the cursors (migration 0008) and the
+// exhausted subscriptions (migration 0013).
 func TestNewCardCursor(t *testing.T) {
 	for seed := range uint64(3) {
 		t.Run(fmt.Sprintf("seed %d", seed), func(t *testing.T) {
@@ -124,6 +126,10 @@ func runCursorSequence(t *testing.T, seed uint64) {
 			status := []string{"retired", "published"}[rng.IntN(2)]
 			what = fmt.Sprintf("question %d %s", id, status)
 			exec(`UPDATE questions SET status = ? WHERE id = ?`, status, id)
+		case op == 9 && rng.IntN(2) == 0:
+			id, d, pos := questions[rng.IntN(len(questions))], deckIDs[rng.IntN(3)], rng.IntN(20)
+			what = fmt.Sprintf("question %d moved to %d in %s", id, pos, decks[d])
+			exec(`UPDATE questions SET deck_id = ?, position = ? WHERE id = ?`, d, pos, id)
 		default:
 			id, pos := questions[rng.IntN(len(questions))], rng.IntN(20)
 			what = fmt.Sprintf("question %d moved to %d", id, pos)
@@ -210,6 +216,66 @@ func TestNewCardCursorMoves(t *testing.T) {
 		}
 		if got := cursor(); got != tt.want {
 			t.Errorf("%s: cursor at %d, want %d", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestExhaustedSubscription checks that studying every question of a
+// subscribed deck marks the subscription exhausted, so that the search of
+// every deck skips it, and that a question published in the deck, or moved
+// into it, opens it again.
+func TestExhaustedSubscription(t *testing.T) {
+	ctx := context.Background()
+	db := newTestDB(t)
+	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	user := addStudyUser(t, db, "alice", studyUserOpts{newPerDay: 1000})
+	d1, d2 := addStudyDeck(t, db, "d1", "1.36"), addStudyDeck(t, db, "d2", "1.36")
+	for p := range 3 {
+		addStudyQuestion(t, db, d1, p+1, quiz.Published, sampleQuestion(fmt.Sprintf("a%d", p)))
+	}
+	other := addStudyQuestion(t, db, d2, 1, quiz.Published, sampleQuestion("b0"))
+	draft := addStudyQuestion(t, db, d1, 9, quiz.Draft, sampleQuestion("a9"))
+	subscribe(t, db, user, "d1")
+	subscribe(t, db, user, "d2")
+	exhausted := func(deck int64) bool {
+		return countRows(t, db, `SELECT exhausted FROM subscriptions WHERE user_id = ? AND deck_id = ?`, user, deck) == 1
+	}
+	for i := range 3 {
+		if exhausted(d1) {
+			t.Fatalf("d1 exhausted after %d of its 3 questions", i)
+		}
+		next, err := db.NextCard(ctx, learner(t, db, user), "", now)
+		if err != nil || !next.Found || next.Card.Question.DeckID != d1 {
+			t.Fatalf("NextCard = %+v, %v; want a card of d1", next.Card.Question, err)
+		}
+		if _, err := db.RecordReview(ctx, Review{UserID: user, QuestionID: next.Card.Question.ID, RequestID: reqID(i),
+			Rating: fsrs.Easy, Response: quiz.Response{Choice: 1}, At: now}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !exhausted(d1) || exhausted(d2) {
+		t.Fatalf("after studying all of d1: d1 exhausted %v, d2 exhausted %v; want true, false", exhausted(d1), exhausted(d2))
+	}
+	tests := []struct {
+		name, change string
+		arg          int64
+	}{
+		{"a draft published", `UPDATE questions SET status = 'published' WHERE id = ?`, draft},
+		{"a question moved in from another deck", `UPDATE questions SET deck_id = 1, position = 0 WHERE id = ?`, other},
+	}
+	for _, tt := range tests {
+		if _, err := db.write.Exec(`UPDATE subscriptions SET exhausted = 1 WHERE user_id = ? AND deck_id = ?`, user, d1); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.write.Exec(tt.change, tt.arg); err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if exhausted(d1) {
+			t.Errorf("%s: d1 still exhausted", tt.name)
+		}
+		next, err := db.NextCard(ctx, learner(t, db, user), "", now)
+		if err != nil || !next.Found || next.Card.Question.ID != tt.arg {
+			t.Errorf("%s: NextCard serves %+v, %v; want question %d", tt.name, next.Card.Question.ID, err, tt.arg)
 		}
 	}
 }

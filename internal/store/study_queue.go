@@ -153,15 +153,16 @@ const (
 
 	// Step 3: new cards in deck order, from each deck's new-card cursor
 	// (migration 0008) on. ?5 is noCursor, the position below every other.
-	// Every subscribed deck: in deck id order (subscriptions' key, then
+	// Every subscribed deck: in deck id order (subscriptions_open, which
+	// leaves out the decks with nothing new left, migration 0013; then
 	// questions_deck_status).
 	newCardAllQuery = `SELECT ` + studyQuestionColumns + `
-		FROM subscriptions s
+		FROM subscriptions s INDEXED BY subscriptions_open
 		JOIN decks d ON d.id = s.deck_id
 		JOIN questions q ON q.deck_id = s.deck_id AND q.status = 'published'
 		  AND q.position > coalesce((SELECT k.covered_through FROM new_card_cursors k
 		                             WHERE k.user_id = +?1 AND k.deck_id = s.deck_id), ?5)
-		WHERE s.user_id = +?1
+		WHERE s.user_id = +?1 AND s.exhausted = 0
 		  AND NOT EXISTS (SELECT 1 FROM cards c WHERE c.user_id = +?1 AND c.question_id = q.id)
 		ORDER BY s.deck_id, q.position, q.id
 		LIMIT 1`

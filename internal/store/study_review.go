@@ -163,6 +163,16 @@ const (
 		      WHERE q.deck_id = +?2 AND q.status = 'published'
 		        AND q.position > new_card_cursors.covered_through AND q.position <= +?3
 		        AND NOT EXISTS (SELECT 1 FROM cards c WHERE c.user_id = +?1 AND c.question_id = q.id))`
+	// Migration 0013: ?1 user id, ?2 deck id, ?3 noCursor. A subscription
+	// is marked exhausted when no published question of the deck past the
+	// learner's cursor (before it every one has a card) lacks their card.
+	markExhaustedQuery = `UPDATE subscriptions SET exhausted = 1
+		WHERE user_id = +?1 AND deck_id = +?2 AND exhausted = 0
+		  AND NOT EXISTS (SELECT 1 FROM questions q
+		      WHERE q.deck_id = +?2 AND q.status = 'published'
+		        AND q.position > coalesce((SELECT k.covered_through FROM new_card_cursors k
+		                                   WHERE k.user_id = +?1 AND k.deck_id = +?2), ?3)
+		        AND NOT EXISTS (SELECT 1 FROM cards c WHERE c.user_id = +?1 AND c.question_id = q.id))`
 	earlierReviewQuery = `SELECT rating, correct, reviewed_at, state_after, due_after
 		FROM review_log WHERE request_id = ? AND user_id = ? AND question_id = ?`
 )
@@ -277,13 +287,17 @@ func countReview(ctx context.Context, tx txStmts, userID int64, day time.Time, b
 
 // advanceCursor moves userID's new-card cursor in the deck of q, a question
 // they have just graded for the first time, up to q when every published
-// question before it has a card.
+// question before it has a card, and marks their subscription to the deck
+// exhausted when no published question of it is left without a card.
 func advanceCursor(ctx context.Context, tx txStmts, userID int64, q StoredQuestion) error {
 	if _, err := tx.ExecContext(ctx, startCursorQuery, userID, q.DeckID, noCursor); err != nil {
 		return fmt.Errorf("start new-card cursor: %w", err)
 	}
 	if _, err := tx.ExecContext(ctx, advanceCursorQuery, userID, q.DeckID, q.Position); err != nil {
 		return fmt.Errorf("advance new-card cursor: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, markExhaustedQuery, userID, q.DeckID, noCursor); err != nil {
+		return fmt.Errorf("mark the deck studied through: %w", err)
 	}
 	return nil
 }

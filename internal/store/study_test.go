@@ -520,7 +520,8 @@ func TestStudyQueryPlans(t *testing.T) {
 	}{
 		{"due learning", dueLearningQuery, []any{1, 0, 0}, []string{"cards_user_learning_due (user_id=? AND due<?)"}},
 		{"due review", dueReviewQuery, []any{1, 0, 7}, []string{"cards_user_review_due (user_id=? AND due<?)"}},
-		{"new, all decks", newCardAllQuery, []any{1, 0, 0, 0, noCursor}, []string{"questions_deck_status (deck_id=? AND status=? AND position>?)", "USING PRIMARY KEY"}},
+		{"new, all decks", newCardAllQuery, []any{1, 0, 0, 0, noCursor}, []string{"subscriptions_open (user_id=?)", "questions_deck_status (deck_id=? AND status=? AND position>?)", "USING PRIMARY KEY"}},
+		{"mark exhausted", markExhaustedQuery, []any{1, 7, noCursor}, []string{"questions_deck_status (deck_id=? AND status=? AND position>?)"}},
 		{"new, one deck", newCardDeckQuery, []any{1, 0, 7, 0, noCursor}, []string{"questions_deck_status (deck_id=? AND status=? AND position>?)", "USING PRIMARY KEY"}},
 		{"advance cursor", advanceCursorQuery, []any{1, 7, 12}, []string{"questions_deck_status (deck_id=? AND status=? AND position>? AND position<?)"}},
 		{"today", todayQuery, []any{1, 0}, []string{"daily_reviews USING PRIMARY KEY", "COVERING INDEX review_log_user_day"}},
