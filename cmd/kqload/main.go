@@ -8,7 +8,8 @@
 //
 //	go run ./cmd/kqload -users 64 -duration 20s
 //
-// Phases, each after -warmup unrecorded:
+// Phases, which take turns -rounds times, each turn duration/rounds long and
+// the first of each phase after -warmup unrecorded:
 //
 //	study   every learner loops: GET /study, POST /study/answer, POST /study/grade
 //	page    every learner only loads the next-card page, GET /study
@@ -139,6 +140,9 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 	for _, p := range strings.Split(phases, ",") {
 		if !slices.Contains(allPhases, p) {
 			return c, fmt.Errorf("-phases: unknown phase %q (known: %s)", p, strings.Join(allPhases, ","))
+		}
+		if slices.Contains(c.phases, p) {
+			return c, fmt.Errorf("-phases: %q twice (-rounds repeats the phases)", p)
 		}
 		c.phases = append(c.phases, p)
 	}

@@ -65,6 +65,7 @@ func TestParseConfig(t *testing.T) {
 		{"db without url", []string{"-db", "x.db"}, "go together"},
 		{"url without db", []string{"-url", "http://127.0.0.1:8080"}, "go together"},
 		{"unknown phase", []string{"-phases", "study,nap"}, "unknown phase"},
+		{"phase twice", []string{"-phases", "echo,echo"}, "twice"},
 		{"no users", []string{"-users", "0"}, "want 1 to 1000"},
 		{"no rounds", []string{"-rounds", "0"}, "want 1 to 100"},
 		{"turns too short", []string{"-duration", "1s", "-rounds", "20"}, "at least 100ms"},

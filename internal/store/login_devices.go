@@ -15,7 +15,7 @@ import (
 // dropped on the way.
 func (db *DB) LoginSucceeded(ctx context.Context, login, ip string, now time.Time, keep time.Duration) error {
 	login, key := strings.ToLower(login), RateKey(ip)
-	err := db.tx(ctx, func(tx *sql.Tx) error {
+	err := db.txKeepSessions(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM login_failures WHERE login = ? AND ip = ?`, login, key); err != nil {
 			return err
 		}

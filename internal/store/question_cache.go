@@ -12,9 +12,10 @@ import (
 
 // The study statements run on every request and each serves one question.
 // Reading all of a question's columns and decoding its JSON is a large
-// part of their cost, so they select only the question's identity and the
-// columns that change without a new revision (deck, position, status), and
-// the rest comes from questionCache.
+// part of their cost, so they select only the question's identity, the
+// columns the queue itself needs (deck, position, status) and the deck's
+// slug and title, which change without the question's revision; the rest
+// comes from questionCache.
 //
 // A cached question is used only for the revision the statement's own row
 // shows. Every change of a questions row moves its revision on (migration

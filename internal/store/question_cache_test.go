@@ -32,8 +32,8 @@ func TestQuestionCacheFreshness(t *testing.T) {
 			}},
 		{"generator", `UPDATE questions SET generator = 'cloze' WHERE id = ?`,
 			func(sq StoredQuestion) bool { return sq.Generator == "cloze" }},
-		{"position only", `UPDATE questions SET position = 0 WHERE id = ?`,
-			func(sq StoredQuestion) bool { return sq.Position == 0 }},
+		{"external id", `UPDATE questions SET ext_id = 'renamed' WHERE id = ?`,
+			func(sq StoredQuestion) bool { return sq.Question.ExtID == "renamed" }},
 	}
 	for _, tt := range tests {
 		for _, where := range []string{"same process", "other process"} {

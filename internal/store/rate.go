@@ -18,7 +18,9 @@ const (
 // count share one transaction, so parallel requests cannot slip past.
 func (db *DB) ReserveAction(ctx context.Context, kind, ip string, now time.Time, window time.Duration, limit int) error {
 	key := RateKey(ip)
-	err := db.tx(ctx, func(tx *sql.Tx) error {
+	// Counting touches no user or session: anonymous requests must not
+	// empty the session cache.
+	err := db.txKeepSessions(ctx, func(tx *sql.Tx) error {
 		since := ms(now.Add(-window))
 		if _, err := tx.ExecContext(ctx, `DELETE FROM rate_events WHERE kind = ? AND at <= ?`, kind, since); err != nil {
 			return err

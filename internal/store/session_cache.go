@@ -12,11 +12,12 @@ import (
 // sessionCacheTTL so that a learner studying does not look the same
 // session up on every request.
 //
-// Freshness: any write transaction of this process (db.tx) that is not a
-// review empties the cache after it commits, and a lookup begun before that
-// commit is not stored, so a sign-out, a password change, a disabled
-// account or new study limits take effect at once for the server that made
-// them. A change made by another process on the same file (kubequiz user
+// Freshness: every write transaction of this process through db.tx empties
+// the cache when it ends, and a lookup begun before that is not stored, so
+// a sign-out, a password change, a disabled account or new study limits
+// take effect at once for the server that made them. The writes that touch
+// no user and no session (reviews, sign-in counts) use txKeepSessions;
+// TouchSession drops only its own session's entry. A change made by another process on the same file (kubequiz user
 // passwd) reaches a running server within sessionCacheTTL. Expiry (idle
 // and absolute) is checked against the cached timestamps on every hit.
 

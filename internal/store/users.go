@@ -539,7 +539,9 @@ func RateKey(ip string) string {
 func (db *DB) ReserveLoginAttempt(ctx context.Context, login, ip string, now time.Time, lim LoginLimits) error {
 	key := RateKey(ip)
 	login = strings.ToLower(login)
-	err := db.tx(ctx, func(tx *sql.Tx) error {
+	// A failed sign-in touches no user or session: anonymous requests
+	// must not empty the session cache.
+	err := db.txKeepSessions(ctx, func(tx *sql.Tx) error {
 		since := ms(now.Add(-lim.Window))
 		if _, err := tx.ExecContext(ctx, `DELETE FROM login_failures WHERE at <= ?`, since); err != nil {
 			return err
@@ -572,7 +574,7 @@ func (db *DB) ReserveLoginAttempt(ctx context.Context, login, ip string, now tim
 // ClearLoginFailures forgets the failures of login from ip after a right
 // password. Failures from other addresses, and of ip for other logins, stay.
 func (db *DB) ClearLoginFailures(ctx context.Context, login, ip string) error {
-	err := db.tx(ctx, func(tx *sql.Tx) error {
+	err := db.txKeepSessions(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `DELETE FROM login_failures WHERE login = ? AND ip = ?`, strings.ToLower(login), RateKey(ip))
 		return err
 	})

@@ -29,7 +29,8 @@ import (
 // It holds no I/O: the handlers in study.go make the store calls.
 
 const (
-	// presentationIDBytes is the entropy of a presentation id (128 bits).
+	// presentationIDBytes is the length of a presentation id: 48 bits of
+	// time and 80 random bits (newPresentationID).
 	presentationIDBytes = 16
 	// maxAnswerRunes bounds each typed text of an answer.
 	maxAnswerRunes = 200
