@@ -150,17 +150,3 @@ func TestSessionCacheStaleLookup(t *testing.T) {
 		t.Fatal("an entry older than sessionCacheTTL was used")
 	}
 }
-
-func openAt(t *testing.T, path string) *DB {
-	t.Helper()
-	db, err := Open(context.Background(), path)
-	if err != nil {
-		t.Fatalf("Open: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := db.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-	})
-	return db
-}

@@ -13,7 +13,14 @@ import (
 // newTestDB opens a fresh database in a temporary folder.
 func newTestDB(t *testing.T) *DB {
 	t.Helper()
-	db, err := Open(context.Background(), filepath.Join(t.TempDir(), "kubequiz.db"))
+	return openAt(t, filepath.Join(t.TempDir(), "kubequiz.db"))
+}
+
+// openAt opens the database at path, closed when the test ends. Two opened
+// on one file stand for two processes.
+func openAt(t *testing.T, path string) *DB {
+	t.Helper()
+	db, err := Open(context.Background(), path)
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
