@@ -161,8 +161,9 @@ func (db *DB) tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	return db.txKeepSessions(ctx, fn)
 }
 
-// txKeepSessions is tx for writes that change no user and no session (the
-// reviews), or that say themselves what they change in the session cache.
+// txKeepSessions is tx for writes that change no user and no session
+// (reviews, sign-in counts), or that say themselves what they change in the
+// session cache (TouchSession).
 func (db *DB) txKeepSessions(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	tx, err := db.write.BeginTx(ctx, nil)
 	if err != nil {
