@@ -270,7 +270,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	for _, name := range cfg.phases {
-		res := acc[name].result(name, phaseOps[name]...)
+		res := acc[name].result(name)
 		rep.Phases = append(rep.Phases, res)
 		rep.Errors += res.Errors
 	}
@@ -391,15 +391,6 @@ func eachOf(ls []*learner, n int, fn func(*learner) error) error {
 	return errors.Join(errs...)
 }
 
-// phaseOps lists, in report order, the kinds of request of each phase; the
-// last is the one CPU µs/op counts.
-var phaseOps = map[string][]string{
-	"study":  {opAnswer, opGrade},
-	"page":   {opPage},
-	"echo":   {opHello},
-	"sqlite": {opInsert},
-}
-
 // runPhase runs one turn of a named phase: warmup unrecorded, then d
 // recorded.
 func runPhase(ctx context.Context, cfg config, name string, ls []*learner, transport http.RoundTripper, dir string, warmup, d time.Duration) (measured, error) {
@@ -414,10 +405,12 @@ func runPhase(ctx context.Context, cfg config, name string, ls []*learner, trans
 			}
 		}()
 		return warmAndMeasure(ctx, len(ls), warmup, d, cfg.maxRequests,
-			func(ctx context.Context, w int, rec *recorder) error { return ls[w].studyOnce(ctx, rec) }), nil
+			func(ctx context.Context, w int, rec *recorder) error { return ls[w].studyOnce(ctx, rec) },
+			opAnswer, opGrade), nil
 	case "page":
 		return warmAndMeasure(ctx, len(ls), warmup, d, cfg.maxRequests,
-			func(ctx context.Context, w int, rec *recorder) error { return ls[w].pageOnce(ctx, rec) }), nil
+			func(ctx context.Context, w int, rec *recorder) error { return ls[w].pageOnce(ctx, rec) },
+			opPage), nil
 	case "echo":
 		base, stop, err := loopback(bareEcho(), discardLogger())
 		if err != nil {
@@ -429,7 +422,8 @@ func runPhase(ctx context.Context, cfg config, name string, ls []*learner, trans
 			clients[i] = newLearner(base, "", "", transport, 0)
 		}
 		return warmAndMeasure(ctx, len(ls), warmup, d, cfg.maxRequests,
-			func(ctx context.Context, w int, rec *recorder) error { return clients[w].hello(ctx, rec) }), nil
+			func(ctx context.Context, w int, rec *recorder) error { return clients[w].hello(ctx, rec) },
+			opHello), nil
 	case "sqlite":
 		return sqliteCeiling(ctx, cfg, filepath.Join(dir, "ceiling.db"), warmup, d)
 	}
@@ -471,7 +465,7 @@ func sqliteCeiling(ctx context.Context, cfg config, path string, warmup, d time.
 	if err != nil {
 		rec.fail(opInsert, err)
 	}
-	return measured{recs: []*recorder{rec}, elapsed: elapsed, cpu: cpuTime() - cpu}, nil
+	return measured{recs: []*recorder{rec}, elapsed: elapsed, cpu: cpuTime() - cpu, ops: []string{opInsert}}, nil
 }
 
 // loadAverage is the machine's 1, 5 and 15 minute load averages, where the

@@ -152,36 +152,39 @@ func drive(ctx context.Context, n int, d time.Duration, maxSteps int64, step fun
 }
 
 // measured is what one turn of a phase recorded: each worker's recorder,
-// the time it took and the CPU time this process used meanwhile. The turns
-// of a phase add up.
+// the time it took and the CPU time this process used meanwhile, and the
+// kinds of request in report order (the last is the one CPU µs/op counts).
+// The turns of a phase add up.
 type measured struct {
 	recs    []*recorder
 	elapsed time.Duration
 	cpu     time.Duration
+	ops     []string
 }
 
 func (m *measured) add(o measured) {
 	m.recs = append(m.recs, o.recs...)
 	m.elapsed += o.elapsed
 	m.cpu += o.cpu
+	m.ops = o.ops
 }
 
 // result summarises a phase's turns.
-func (m measured) result(name string, ops ...string) phaseResult {
-	res := summarise(name, m.elapsed, m.recs, ops...)
+func (m measured) result(name string) phaseResult {
+	res := summarise(name, m.elapsed, m.recs, m.ops...)
 	res.CPUSeconds = m.cpu.Seconds()
 	return res
 }
 
 // warmAndMeasure runs drive unrecorded for warmup, then recorded for d.
 func warmAndMeasure(ctx context.Context, n int, warmup, d time.Duration, maxSteps int64,
-	step func(ctx context.Context, w int, rec *recorder) error) measured {
+	step func(ctx context.Context, w int, rec *recorder) error, ops ...string) measured {
 	if warmup > 0 {
 		drive(ctx, n, warmup, maxSteps, step)
 	}
 	cpu := cpuTime()
 	recs, elapsed := drive(ctx, n, d, maxSteps, step)
-	return measured{recs: recs, elapsed: elapsed, cpu: cpuTime() - cpu}
+	return measured{recs: recs, elapsed: elapsed, cpu: cpuTime() - cpu, ops: ops}
 }
 
 // ratio is a/b, or 0 when b is 0.

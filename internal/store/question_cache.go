@@ -38,16 +38,8 @@ func (r *questionRef) dests() []any {
 	return []any{&r.id, &r.revision, &r.created, &r.deckID, &r.slug, &r.position, &r.status, &r.deckTitle}
 }
 
-// questionKey identifies one revision of one question row.
-type questionKey struct{ id, revision, created int64 }
-
-// cachedQuestion is what a question's revision fixes: everything but its
-// deck, position and status.
-type cachedQuestion struct {
-	origin    quiz.Origin
-	generator string
-	question  quiz.Question
-}
+// questionRevision identifies one revision of a question row.
+type questionRevision struct{ revision, created int64 }
 
 // questionCacheMax bounds the questions kept; a full cache is emptied.
 const questionCacheMax = 20000
@@ -56,15 +48,20 @@ const questionCacheMax = 20000
 // share the quiz.Question values it returns and must not change them.
 type questionCache struct {
 	mu sync.RWMutex
-	m  map[int64]cachedEntry
+	m  map[int64]cachedQuestion // by question id
 }
 
-type cachedEntry struct {
-	key questionKey
-	cachedQuestion
+// cachedQuestion is what one revision of a question fixes: everything but
+// its deck, position and status.
+type cachedQuestion struct {
+	rev       questionRevision
+	origin    quiz.Origin
+	generator string
+	question  quiz.Question
 }
 
-// questionByRevision loads every column of question ?1 with its revision.
+// questionByRevisionQuery loads every column of question ?1 with its
+// revision.
 const questionByRevisionQuery = `SELECT ` + questionColumns + `, q.revision, q.created_at
 	FROM questions q JOIN decks d ON d.id = q.deck_id WHERE q.id = +?1`
 
@@ -73,11 +70,10 @@ const questionByRevisionQuery = `SELECT ` + questionColumns + `, q.revision, q.c
 // as ref, where there is one).
 func (c *questionCache) resolve(ctx context.Context, q querier, ref questionRef) (StoredQuestion, error) {
 	sq := StoredQuestion{ID: ref.id, DeckID: ref.deckID, DeckSlug: ref.slug, Position: ref.position, Status: quiz.Status(ref.status)}
-	key := questionKey{ref.id, ref.revision, ref.created}
 	c.mu.RLock()
 	e, ok := c.m[ref.id]
 	c.mu.RUnlock()
-	if !ok || e.key != key {
+	if !ok || e.rev != (questionRevision{ref.revision, ref.created}) {
 		var err error
 		if e, err = c.load(ctx, q, ref.id); err != nil {
 			return sq, err
@@ -90,24 +86,23 @@ func (c *questionCache) resolve(ctx context.Context, q querier, ref questionRef)
 // load reads question id and keeps it. The row read may be a revision newer
 // than the one asked for, when it changed in between (outside a
 // transaction): it is then the newer one that is served.
-func (c *questionCache) load(ctx context.Context, q querier, id int64) (cachedEntry, error) {
-	var e cachedEntry
-	sq, err := scanQuestion(scanExtras{q.QueryRowContext(ctx, questionByRevisionQuery, id), []any{&e.key.revision, &e.key.created}})
+func (c *questionCache) load(ctx context.Context, q querier, id int64) (cachedQuestion, error) {
+	var e cachedQuestion
+	sq, err := scanQuestion(scanExtras{q.QueryRowContext(ctx, questionByRevisionQuery, id), []any{&e.rev.revision, &e.rev.created}})
 	if errors.Is(err, sql.ErrNoRows) {
 		return e, fmt.Errorf("question %d: %w", id, quiz.ErrNotFound)
 	}
 	if err != nil {
 		return e, fmt.Errorf("question %d: %w", id, err)
 	}
-	e.key.id = id
-	e.cachedQuestion = cachedQuestion{origin: sq.Origin, generator: sq.Generator, question: sq.Question}
+	e.origin, e.generator, e.question = sq.Origin, sq.Generator, sq.Question
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if cur, ok := c.m[id]; ok && cur.key.created == e.key.created && cur.key.revision > e.key.revision {
+	if cur, ok := c.m[id]; ok && cur.rev.created == e.rev.created && cur.rev.revision > e.rev.revision {
 		return e, nil // a newer revision is already kept
 	}
 	if c.m == nil || len(c.m) >= questionCacheMax {
-		c.m = make(map[int64]cachedEntry)
+		c.m = make(map[int64]cachedQuestion)
 	}
 	c.m[id] = e
 	return e, nil

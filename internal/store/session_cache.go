@@ -17,9 +17,10 @@ import (
 // a sign-out, a password change, a disabled account or new study limits
 // take effect at once for the server that made them. The writes that touch
 // no user and no session (reviews, sign-in counts) use txKeepSessions;
-// TouchSession drops only its own session's entry. A change made by another process on the same file (kubequiz user
-// passwd) reaches a running server within sessionCacheTTL. Expiry (idle
-// and absolute) is checked against the cached timestamps on every hit.
+// TouchSession drops only its own session's entry. A change made by another
+// process on the same file (kubequiz user passwd) reaches a running server
+// within sessionCacheTTL. Expiry (idle and absolute) is checked against the
+// cached timestamps on every hit.
 
 // sessionCacheTTL is how long a looked-up session is believed without
 // asking the database again.

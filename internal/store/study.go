@@ -8,7 +8,6 @@ import (
 	"slices"
 	"time"
 
-	"kubequiz/internal/fsrs"
 	"kubequiz/internal/quiz"
 )
 
@@ -135,14 +134,4 @@ func studyDay(now time.Time, loc *time.Location) (start, next time.Time) {
 	}
 	next = time.Date(start.Year(), start.Month(), start.Day()+1, dayStartHour, 0, 0, 0, loc)
 	return start, next
-}
-
-// scheduler returns the FSRS scheduler for a desired retention: the server
-// defaults (fuzz on) with the learner's retention, or 0.9 if it is invalid.
-func scheduler(retention float64) (*fsrs.Scheduler, error) {
-	p := fsrs.DefaultParams()
-	if retention > 0 && retention < 1 {
-		p.DesiredRetention = retention
-	}
-	return fsrs.NewScheduler(p)
 }

@@ -134,21 +134,21 @@ const (
 		THEN EXISTS (SELECT 1 FROM subscriptions s WHERE s.user_id = +?1 AND s.deck_id = q.deck_id)
 		ELSE q.deck_id = +?3 END`
 
-	// The two kinds of scheduled cards, each with its index.
-	learningCards = `FROM cards c INDEXED BY cards_user_learning_due
-		JOIN questions q ON q.id = c.question_id
-		JOIN decks d ON d.id = q.deck_id
-		WHERE c.state IN (1, 3) AND c.user_id = +?1 AND q.status = 'published'` + scopeFilter
-	reviewCards = `FROM cards c INDEXED BY cards_user_review_due
-		JOIN questions q ON q.id = c.question_id
-		JOIN decks d ON d.id = q.deck_id
-		WHERE c.state = 2 AND c.user_id = +?1 AND q.status = 'published'` + scopeFilter
+	// The two kinds of scheduled cards, each with its index: the cards and
+	// their questions, then the conditions, between which a statement may
+	// join decks.
+	learningCards = `cards c INDEXED BY cards_user_learning_due JOIN questions q ON q.id = c.question_id`
+	reviewCards   = `cards c INDEXED BY cards_user_review_due JOIN questions q ON q.id = c.question_id`
+	learningWhere = ` WHERE c.state IN (1, 3)` + cardFilter
+	reviewWhere   = ` WHERE c.state = 2` + cardFilter
+	cardFilter    = ` AND c.user_id = +?1 AND q.status = 'published'` + scopeFilter
+	withDeck      = ` JOIN decks d ON d.id = q.deck_id`
 
 	// Step 1: learning and relearning cards that are due, earliest first.
-	dueLearningQuery = `SELECT ` + cardColumns + `, ` + studyQuestionColumns + ` ` + learningCards + `
+	dueLearningQuery = `SELECT ` + cardColumns + `, ` + studyQuestionColumns + ` FROM ` + learningCards + withDeck + learningWhere + `
 		AND c.due <= ?2 ORDER BY c.due LIMIT 1`
 	// Step 2: due reviews, most overdue first.
-	dueReviewQuery = `SELECT ` + cardColumns + `, ` + studyQuestionColumns + ` ` + reviewCards + `
+	dueReviewQuery = `SELECT ` + cardColumns + `, ` + studyQuestionColumns + ` FROM ` + reviewCards + withDeck + reviewWhere + `
 		AND c.due <= ?2 ORDER BY c.due LIMIT 1`
 
 	// Step 3: new cards in deck order, from each deck's new-card cursor
@@ -203,11 +203,11 @@ const (
 	nullCardColumns = `NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL`
 
 	nextDueQuery = `SELECT min(due) FROM (
-		SELECT * FROM (SELECT c.due ` + learningCards + ` AND c.due > ?2 ORDER BY c.due LIMIT 1)
-		UNION ALL SELECT * FROM (SELECT c.due ` + reviewCards + ` AND c.due > ?2 ORDER BY c.due LIMIT 1))`
+		SELECT * FROM (SELECT c.due FROM ` + learningCards + learningWhere + ` AND c.due > ?2 ORDER BY c.due LIMIT 1)
+		UNION ALL SELECT * FROM (SELECT c.due FROM ` + reviewCards + reviewWhere + ` AND c.due > ?2 ORDER BY c.due LIMIT 1))`
 
-	dueBeforeQuery = `SELECT (SELECT count(*) ` + learningCards + ` AND c.due < ?2)
-		+ (SELECT count(*) ` + reviewCards + ` AND c.due < ?2)`
+	dueBeforeQuery = `SELECT (SELECT count(*) FROM ` + learningCards + learningWhere + ` AND c.due < ?2)
+		+ (SELECT count(*) FROM ` + reviewCards + reviewWhere + ` AND c.due < ?2)`
 
 	subscriptionCountQuery = `SELECT count(*) FROM subscriptions WHERE user_id = ?`
 

@@ -56,7 +56,7 @@ func (db *DB) cardForAnswer(ctx context.Context, q querier, userID, questionID i
 
 // PreviewCard returns the published question questionID with userID's card
 // for it and what each rating would do at now, for labelling the grade
-// buttons: intervals before fuzz (labelScheduler). A question that does not
+// buttons: intervals before fuzz (schedulers.get). A question that does not
 // exist or is not published is quiz.ErrNotFound.
 func (db *DB) PreviewCard(ctx context.Context, userID, questionID int64, now time.Time) (CardPreview, error) {
 	ctx, done, err := db.quickRead(ctx)
@@ -68,7 +68,7 @@ func (db *DB) PreviewCard(ctx context.Context, userID, questionID int64, now tim
 	if err != nil {
 		return CardPreview{}, fmt.Errorf("store: preview card for user %d: %w", userID, err)
 	}
-	sched, err := db.schedulers.get(a.retention, true)
+	sched, err := db.schedulers.get(a.retention, false) // labels: no fuzz
 	if err != nil {
 		return CardPreview{}, fmt.Errorf("store: preview card for user %d: %w", userID, err)
 	}
@@ -219,7 +219,7 @@ func (db *DB) recordReview(ctx context.Context, q txStmts, p pendingReview) (out
 	if err := sc.Question.Question.CheckResponse(r.Response); err != nil {
 		return out, false, err
 	}
-	sched, err := db.schedulers.get(a.retention, false)
+	sched, err := db.schedulers.get(a.retention, true)
 	if err != nil {
 		return out, false, err
 	}
