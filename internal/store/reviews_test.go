@@ -204,3 +204,71 @@ func TestQuickReadWaitsCancellably(t *testing.T) {
 		t.Fatalf("NextCard once readers are free: %v", err)
 	}
 }
+
+// TestReviewWriterLinger checks when the writer waits for more reviews. A
+// learner alone never waits: the writer here lingers for an hour, so a wait
+// would run into the test's deadline.
+func TestReviewWriterLinger(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	db := newTestDB(t)
+	now := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
+	deck := addStudyDeck(t, db, "d", "1.36")
+	db.reviews.close()
+	db.reviews = newReviewWriter(db, time.Hour)
+	user := addStudyUser(t, db, "alone", studyUserOpts{})
+	for i := range 5 {
+		q := addStudyQuestion(t, db, deck, i, quiz.Published, sampleQuestion(fmt.Sprintf("q%d", i)))
+		_, err := db.RecordReview(ctx, Review{UserID: user, QuestionID: q, RequestID: fmt.Sprintf("r%d", i),
+			Rating: fsrs.Good, Response: quiz.Response{Choice: 1}, At: now})
+		if err != nil {
+			t.Fatalf("review %d of a learner alone: %v", i, err)
+		}
+	}
+}
+
+// TestReviewWriterGather checks what ends the writer's wait for more
+// reviews under load: a full batch, the writer closing, or the linger
+// time, whichever comes first.
+func TestReviewWriterGather(t *testing.T) {
+	tests := []struct {
+		name   string
+		linger time.Duration
+		send   int  // reviews that arrive while it waits
+		close  bool // the writer closes while it waits
+		want   int  // reviews in the batch it returns
+	}{
+		{"a full batch", time.Hour, 2 * maxReviewBatch, false, maxReviewBatch},
+		{"closing", time.Hour, 3, true, 4},
+		{"the linger time", time.Millisecond, 0, false, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := &reviewWriter{pending: make(chan pendingReview), closing: make(chan struct{}), linger: tt.linger}
+			got := make(chan int, 1)
+			go func() {
+				timer := time.NewTimer(w.linger)
+				timer.Stop()
+				got <- len(w.gather([]pendingReview{{}}, timer))
+			}()
+			for range tt.send {
+				select {
+				case w.pending <- pendingReview{}:
+				case n := <-got: // the batch is full: the rest find no taker
+					got <- n
+				}
+			}
+			if tt.close {
+				close(w.closing)
+			}
+			select {
+			case n := <-got:
+				if n != tt.want {
+					t.Errorf("batch of %d reviews, want %d", n, tt.want)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("the wait did not end")
+			}
+		})
+	}
+}

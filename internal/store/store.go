@@ -114,7 +114,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		write.Close()
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
-	db.reviews = newReviewWriter(db)
+	db.reviews = newReviewWriter(db, reviewLinger)
 	return db, nil
 }
 
