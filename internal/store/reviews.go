@@ -21,11 +21,10 @@ import (
 //
 // Under load the writer also lingers: when its last transaction held more
 // than one review, it waits up to reviewLinger after the first review of
-// the next one for others to arrive. Without that, with the two cores busy
-// serving requests, the writer woke for nearly every review and a commit
-// held two reviews on average; a commit (its WAL frames, and every reader
-// connection then dropping its page cache) costs about as much as the
-// reviews in it.
+// the next one for others to arrive. Without that, with the cores busy
+// serving requests, the writer woke for nearly every review: a commit held
+// two reviews on average, and each commit (writing the WAL frames of every
+// page its transaction changed) cost about as much as the two reviews.
 
 // maxReviewBatch bounds the reviews of one transaction, and so how long
 // other writers can wait for the write connection.
