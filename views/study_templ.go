@@ -499,7 +499,7 @@ func answerInputs(v StudyPresentation) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 28, "\"")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 28, "\" required")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -583,7 +583,7 @@ func answerInputs(v StudyPresentation) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		case quiz.TrueFalse:
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 40, "<fieldset aria-describedby=\"prompt\"><legend>この文は正しいですか?</legend> <label><input type=\"radio\" name=\"tf\" value=\"true\" autofocus> 正しい</label> <label><input type=\"radio\" name=\"tf\" value=\"false\"> 誤り</label></fieldset>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 40, "<fieldset aria-describedby=\"prompt\"><legend>この文は正しいですか?</legend> <label><input type=\"radio\" name=\"tf\" value=\"true\" required autofocus> 正しい</label> <label><input type=\"radio\" name=\"tf\" value=\"false\" required> 誤り</label></fieldset>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

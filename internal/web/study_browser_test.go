@@ -103,6 +103,7 @@ func TestStudyInBrowser(t *testing.T) {
 		until("the study form", focused(`input[name=choice]`)),
 		chromedp.Evaluate[chromedp.Void](`window.kqSamePage = true`), // gone if the browser loads a new page
 		chromedp.SetValue(chromedp.CSS(`input[name=q]`), "99999"),
+		chromedp.Click(chromedp.CSS(`input[name=choice]`)),
 		chromedp.Click(chromedp.CSS(`form.study-answer button[type=submit]`)),
 		until("the error message in place of the card", `window.kqSamePage && document.querySelector('main .error-page') && document.querySelector('main').textContent.includes('ページが見つかりません')`))
 
@@ -110,6 +111,9 @@ func TestStudyInBrowser(t *testing.T) {
 		chromedp.Evaluate[chromedp.Void](`window.kqErrors = []; window.addEventListener('error', e => kqErrors.push(e.message));
 			document.body.addEventListener('htmx:responseError', e => kqErrors.push('htmx ' + e.detail.xhr.status))`),
 		until("the first choice to have focus", focused(`input[name=choice]`)))
+	// Enter before any choice asks for one and sends nothing.
+	step("Enter without a choice", chromedp.KeyEvent("\r"), chromedp.Sleep(300*time.Millisecond),
+		until("the answer form, still unanswered", `!!document.querySelector('#study form.study-answer') && !document.querySelector('#study form.study-grade')`))
 
 	// A right answer preselects Good, which has focus; key 1 grades Again instead.
 	step("answer right with Enter", chromedp.Click(chromedp.CSS(`input[name=choice][value="2"]`)), chromedp.KeyEvent("\r"),

@@ -63,7 +63,7 @@ func TestGradeLabelsUnfuzzed(t *testing.T) {
 		t.Fatal(err)
 	}
 	for r := fsrs.Again; r <= fsrs.Easy; r++ {
-		if w := fsrs.FormatInterval(want.For(r).Due.Sub(now)); got[strconv.Itoa(int(r))] != w {
+		if w := buttonInterval(want.For(r).Due.Sub(now)); got[strconv.Itoa(int(r))] != w {
 			t.Errorf("%s label %q, want %q (the interval before fuzz)", r, got[strconv.Itoa(int(r))], w)
 		}
 	}
@@ -218,5 +218,28 @@ func TestPresentationIDsGrowWithTime(t *testing.T) {
 	a, b := newPresentationID(), newPresentationID()
 	if a == b || a[2*presentationClockBytes:] == b[2*presentationClockBytes:] {
 		t.Fatalf("ids %q and %q share their random part", a, b)
+	}
+}
+
+func TestIntervalLabels(t *testing.T) {
+	tests := []struct {
+		d               time.Duration
+		label, onButton string
+	}{
+		{20 * time.Second, "1分未満", "1分未満"},
+		{10 * time.Minute, "10分", "10分"},
+		{90 * time.Minute, "1.5時間", "1.5時間"},
+		{2 * 24 * time.Hour, "2日", "2日"},
+		{3 * 24 * time.Hour, "3日", "約3日"},
+		{90 * 24 * time.Hour, "3か月", "約3か月"},
+		{438 * 24 * time.Hour, "1.2年", "約1.2年"},
+	}
+	for _, tt := range tests {
+		if got := interval(tt.d); got != tt.label {
+			t.Errorf("interval(%v) = %q, want %q", tt.d, got, tt.label)
+		}
+		if got := buttonInterval(tt.d); got != tt.onButton {
+			t.Errorf("buttonInterval(%v) = %q, want %q", tt.d, got, tt.onButton)
+		}
 	}
 }

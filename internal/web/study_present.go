@@ -342,7 +342,7 @@ func feedback(f studyForm, card store.CardPreview, resp quiz.Response, csrf stri
 		v.Grades = append(v.Grades, views.GradeButton{
 			Rating:      int(r),
 			Label:       r.String(),
-			Interval:    fsrs.FormatInterval(card.Outcomes.For(r).Due.Sub(now)),
+			Interval:    buttonInterval(card.Outcomes.For(r).Due.Sub(now)),
 			Preselected: r == pre,
 		})
 	}
@@ -407,7 +407,43 @@ func gradeNotice(rec store.Recorded) string {
 	if rec.Duplicate {
 		return fmt.Sprintf("この回答は記録済みです (%s)。", rec.Rating)
 	}
-	return fmt.Sprintf("%s で記録しました。次の復習は %s 後です。", rec.Rating, fsrs.FormatInterval(rec.Due.Sub(rec.ReviewedAt)))
+	return fmt.Sprintf("%s で記録しました。次の復習は %s後です。", rec.Rating, interval(rec.Due.Sub(rec.ReviewedAt)))
+}
+
+// intervalUnits turns the units of fsrs.FormatInterval into Japanese,
+// longest suffix first ("mo" before "m").
+var intervalUnits = []struct{ suffix, unit string }{
+	{"mo", "か月"}, {"m", "分"}, {"h", "時間"}, {"d", "日"}, {"y", "年"},
+}
+
+// interval renders a delay for the page: "1分未満", "10分", "1.5時間", "4日",
+// "3か月", "1.2年".
+func interval(d time.Duration) string {
+	s := fsrs.FormatInterval(d)
+	if s == "<1m" {
+		return "1分未満"
+	}
+	for _, u := range intervalUnits {
+		if n, ok := strings.CutSuffix(s, u.suffix); ok {
+			return n + u.unit
+		}
+	}
+	return s
+}
+
+// fuzzFrom is where the scheduler starts to spread intervals at random, so
+// that cards graded together do not all come back on the same day: whole
+// days of 2.5 or more, that is from 3 days on.
+const fuzzFrom = 60 * time.Hour
+
+// buttonInterval labels a grade button. Its interval is computed before
+// the scheduler's random spread, so from fuzzFrom on it reads "約": the
+// review recorded may land a day or more either side.
+func buttonInterval(d time.Duration) string {
+	if d >= fuzzFrom {
+		return "約" + interval(d)
+	}
+	return interval(d)
 }
 
 // emptyQueue describes what is coming when nothing is due.
@@ -420,7 +456,7 @@ func emptyQueue(n store.StudyNext, scope views.StudyScope, notice string, now ti
 		NewLimitReached: n.NewLimitReached, ReviewLimitReached: n.ReviewLimitReached,
 	}
 	if !n.NextDue.IsZero() {
-		v.NextDue = n.NextDue.Format("1月2日 15:04") + " (あと " + fsrs.FormatInterval(n.NextDue.Sub(now)) + ")"
+		v.NextDue = n.NextDue.Format("1月2日 15:04") + " (あと " + interval(n.NextDue.Sub(now)) + ")"
 		v.NextDueISO = n.NextDue.Format(time.RFC3339)
 	}
 	return v

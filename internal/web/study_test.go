@@ -304,7 +304,7 @@ func TestStudyAnswerEachType(t *testing.T) {
 				t.Errorf("answer %q not shown", tt.wantGiven)
 			}
 			for _, want := range []string{"https://github.com/kubernetes/kubernetes/pull/", "v1.36", "SIG-Node",
-				"Again <small>1m</small>", "Good <small>10m</small>", `name="answer"`} {
+				"Again <small>1分</small>", "Good <small>10分</small>", `name="answer"`} {
 				if !strings.Contains(body, want) {
 					t.Errorf("feedback lacks %q", want)
 				}
@@ -336,10 +336,12 @@ func TestStudyLoop(t *testing.T) {
 			t.Errorf("study page lacks %q", want)
 		}
 	}
-	// The choices carry their own indices, shuffled; every one is labelled.
+	// The choices carry their own indices, shuffled; every one is labelled
+	// and required, so that Enter before a choice asks for one instead of
+	// sending an empty answer.
 	for i := range 4 {
-		if !strings.Contains(body, `name="choice" value="`+strconv.Itoa(i)+`"`) {
-			t.Errorf("choice %d missing", i)
+		if !strings.Contains(body, `name="choice" value="`+strconv.Itoa(i)+`" required`) {
+			t.Errorf("choice %d missing, or not required", i)
 		}
 	}
 	checkLabelsAndCSRF(t, "/study/v1-36-sig-node", body)
@@ -399,7 +401,7 @@ func TestStudyGradeHTMXAndDoubleSubmit(t *testing.T) {
 	if first.Code != http.StatusOK || strings.Contains(first.Body.String(), "<!doctype html>") {
 		t.Fatalf("htmx grade = %d: %.300s", first.Code, first.Body.String())
 	}
-	if !strings.Contains(first.Body.String(), "Again で記録しました。次の復習は 1m 後です。") {
+	if !strings.Contains(first.Body.String(), "Again で記録しました。次の復習は 1分後です。") {
 		t.Errorf("no notice of the grade: %.600s", first.Body.String())
 	}
 	after := env.card(env.alice, "single")
