@@ -243,3 +243,32 @@ func TestIntervalLabels(t *testing.T) {
 		}
 	}
 }
+
+// TestReturnPath checks where signing in leads back to: the page asked
+// for, or the page a signed-out form was sent from, on this server only.
+func TestReturnPath(t *testing.T) {
+	tests := []struct {
+		name, method, target string
+		headers              map[string]string
+		want                 string
+	}{
+		{"a page", http.MethodGet, "/study/v1-36-sig-node?x=1", nil, "/study/v1-36-sig-node?x=1"},
+		{"htmx answer", http.MethodPost, "/study/answer", map[string]string{"HX-Current-URL": "http://example.com/study/v1-36-sig-node"}, "/study/v1-36-sig-node"},
+		{"plain form", http.MethodPost, "/study/grade", map[string]string{"Referer": "https://example.com/study"}, "/study"},
+		{"htmx before Referer", http.MethodPost, "/study/grade", map[string]string{"HX-Current-URL": "http://example.com/decks", "Referer": "http://example.com/study"}, "/decks"},
+		{"another site", http.MethodPost, "/study/grade", map[string]string{"HX-Current-URL": "http://evil.example/study", "Referer": "http://evil.example/"}, "/"},
+		{"not a web address", http.MethodPost, "/study/grade", map[string]string{"Referer": "javascript://example.com/%0aalert(1)"}, "/"},
+		{"nothing to go by", http.MethodPost, "/study/grade", nil, "/"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := httptest.NewRequest(tt.method, tt.target, nil)
+			for k, v := range tt.headers {
+				r.Header.Set(k, v)
+			}
+			if got := returnPath(r); got != tt.want {
+				t.Errorf("returnPath = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
