@@ -580,3 +580,31 @@ func TestShuffle(t *testing.T) {
 		}
 	}
 }
+
+// TestHomeNextStep checks that the home page leads somewhere: signed in to
+// the decks and the study page, each deck to its card on the decks page;
+// signed out to sign-in and registration.
+func TestHomeNextStep(t *testing.T) {
+	env := newStudyEnv(t)
+	tests := []struct {
+		name string
+		cl   studyClient
+		want []string
+	}{
+		{"signed in", env.alice, []string{`<a href="/decks" role="button">`, `<a href="/study" role="button"`, `<a href="/decks#deck-v1-36-sig-node">`}},
+		{"signed out", studyClient{t: t, ts: env.ts}, []string{`<a href="/login" role="button">`, `<a href="/register" role="button"`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := tt.cl.get("/", false)
+			if rec.Code != http.StatusOK {
+				t.Fatalf("GET / = %d", rec.Code)
+			}
+			for _, want := range tt.want {
+				if !strings.Contains(rec.Body.String(), want) {
+					t.Errorf("home page lacks %s", want)
+				}
+			}
+		})
+	}
+}
