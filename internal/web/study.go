@@ -64,7 +64,9 @@ func (s *Server) setSubscription(c echo.Context) error {
 	if !hxRequest(c) {
 		return c.Redirect(http.StatusSeeOther, "/decks")
 	}
-	return s.render(c, http.StatusOK, views.DeckCard(deckRow(d), s.page(c, "").CSRFToken))
+	row := deckRow(d)
+	row.Toggled = true
+	return s.render(c, http.StatusOK, views.DeckCard(row, s.page(c, "").CSRFToken))
 }
 
 // study shows the next card of every subscribed deck (/study) or of one

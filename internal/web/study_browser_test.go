@@ -97,7 +97,8 @@ func TestStudyInBrowser(t *testing.T) {
 	step("subscribe", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile),
 		chromedp.Navigate(srv.URL+"/decks"),
 		chromedp.Click(chromedp.CSS(`#deck-v1-36-sig-node button[type=submit]`)),
-		until("the deck to show as subscribed", `!!document.querySelector('#deck-v1-36-sig-node a[href="/study/v1-36-sig-node"]')`))
+		until("the deck to show as subscribed", `!!document.querySelector('#deck-v1-36-sig-node a[href="/study/v1-36-sig-node"]')`),
+		until("the toggle to keep focus", focused(`#deck-v1-36-sig-node button[type=submit]`)))
 
 	step("answer a question that is gone", chromedp.Navigate(srv.URL+"/study"),
 		until("the study form", focused(`input[name=choice]`)),

@@ -504,6 +504,9 @@ func TestDecksPage(t *testing.T) {
 		}
 	}
 	checkLabelsAndCSRF(t, "/decks", body)
+	if strings.Contains(body, "autofocus") {
+		t.Error("the decks page puts autofocus on a control; only a toggled card should")
+	}
 
 	// Without script: a plain post, then back to the list.
 	rec = cl.post("/decks/v1-36-sig-node/subscription", url.Values{"subscribed": {"1"}}, false)
@@ -516,6 +519,9 @@ func TestDecksPage(t *testing.T) {
 	if rec.Code != http.StatusOK || strings.Contains(body, "<!doctype html>") || !strings.HasPrefix(body, `<article id="deck-v1-35-sig-node">`) ||
 		!strings.Contains(body, "購読をやめる") || !strings.Contains(body, `name="_csrf"`) {
 		t.Fatalf("htmx subscribe = %d: %.500s", rec.Code, body)
+	}
+	if !strings.Contains(body, `autofocus>購読をやめる</button>`) {
+		t.Errorf("the toggled card does not give its toggle focus: %.800s", body)
 	}
 	if rec := cl.post("/decks/v1-35-sig-node/subscription", url.Values{"subscribed": {"maybe"}}, true); rec.Code != http.StatusBadRequest {
 		t.Errorf("subscribed=maybe = %d, want 400", rec.Code)
