@@ -43,7 +43,8 @@ func (s *Server) handleError(err error, c echo.Context) {
 	}
 	var component = views.ErrorFragment(status, msg)
 	if c.Request().Header.Get("HX-Request") != "true" {
-		component = views.ErrorPage(s.page(c, http.StatusText(status)), status, msg)
+		title := errorTitle(status)
+		component = views.ErrorPage(s.page(c, title), title, status, msg)
 	}
 	if rerr := s.render(c, status, component); rerr != nil {
 		s.log.ErrorContext(c.Request().Context(), "render error page", "err", rerr)
@@ -69,9 +70,39 @@ func publicMessage(status int) string {
 		return "操作が競合しました。ページを読み込み直してください。"
 	case http.StatusBadRequest:
 		return "リクエストが正しくありません。"
+	case http.StatusUnprocessableEntity:
+		return "送信された内容を受け付けられません。ページを読み込み直してください。"
 	}
 	if status >= 500 {
 		return "サーバー内部でエラーが発生しました。"
 	}
 	return http.StatusText(status)
+}
+
+// errorTitle names an error page, in the page's title and heading.
+func errorTitle(status int) string {
+	switch status {
+	case http.StatusBadRequest:
+		return "正しくないリクエスト"
+	case http.StatusUnauthorized:
+		return "ログインが必要です"
+	case http.StatusForbidden:
+		return "許可されていません"
+	case http.StatusNotFound:
+		return "ページが見つかりません"
+	case http.StatusMethodNotAllowed:
+		return "使えないメソッド"
+	case http.StatusConflict:
+		return "操作の競合"
+	case http.StatusRequestEntityTooLarge:
+		return "大きすぎるリクエスト"
+	case http.StatusUnprocessableEntity:
+		return "受け付けられない内容"
+	case http.StatusTooManyRequests:
+		return "試行回数の超過"
+	}
+	if status >= 500 {
+		return "サーバーエラー"
+	}
+	return "エラー"
 }

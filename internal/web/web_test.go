@@ -54,6 +54,7 @@ func TestErrorPages(t *testing.T) {
 	ts.echo.GET("/test/panic", func(c echo.Context) error { panic("kaboom") })
 	ts.echo.GET("/test/missing", func(c echo.Context) error { return fmt.Errorf("load: %w", quiz.ErrNotFound) })
 	ts.echo.GET("/test/forbidden", func(c echo.Context) error { return quiz.ErrForbidden })
+	ts.echo.GET("/test/unprocessable", func(c echo.Context) error { return echo.NewHTTPError(http.StatusUnprocessableEntity) })
 
 	tests := []struct {
 		name       string
@@ -73,6 +74,7 @@ func TestErrorPages(t *testing.T) {
 		{"internal error htmx", http.MethodGet, "/test/boom", true, 500, "サーバー内部でエラー", false, true},
 		{"panic", http.MethodGet, "/test/panic", false, 500, "サーバー内部でエラー", true, true},
 		{"wrong method", http.MethodDelete, "/healthz", false, 405, "このメソッドは使えません", true, false},
+		{"unprocessable", http.MethodGet, "/test/unprocessable", false, 422, "送信された内容を受け付けられません", true, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -91,6 +93,11 @@ func TestErrorPages(t *testing.T) {
 			}
 			if full := strings.Contains(body, "<!doctype html>"); full != tt.wantFull {
 				t.Errorf("full page = %v, want %v", full, tt.wantFull)
+			}
+			// A whole page is titled and headed in the page's language.
+			if title := errorTitle(tt.wantStatus); tt.wantFull &&
+				(!strings.Contains(body, "<title>"+title+" · kubequiz</title>") || !strings.Contains(body, "<h1>"+title+"</h1>")) {
+				t.Errorf("page not titled and headed %q: %.400s", title, body)
 			}
 			if strings.Contains(body, "secret detail") || strings.Contains(body, "kaboom") {
 				t.Errorf("internal error text leaked to the user: %.300s", body)
