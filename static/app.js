@@ -78,7 +78,7 @@
       if (evt.target.tagName === "BUTTON" || evt.target.tagName === "A") {
         return;
       }
-      button = grade.querySelector('button[name="rating"][aria-pressed="true"]');
+      button = grade.querySelector('button[name="rating"][data-preselected]');
     } else if (evt.key === " " && evt.target.tagName !== "BUTTON") {
       button = study.querySelector("button[data-reveal]");
     }

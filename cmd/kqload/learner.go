@@ -399,6 +399,12 @@ func (l attrList) get(name string) (string, bool) {
 	return "", false
 }
 
+// has tells whether the attribute name is there, bare or with a value.
+func (l attrList) has(name string) bool {
+	_, ok := l.get(name)
+	return ok
+}
+
 func (l attrList) value(name string) string {
 	v, _ := l.get(name)
 	return v
@@ -510,7 +516,7 @@ func readForm(page, raw []byte, i int) (form, int) {
 			}
 		case "button":
 			if a := attrs(raw, buf[:]); a.value("name") != "" {
-				f.buttons = append(f.buttons, button{name: a.value("name"), value: a.value("value"), pressed: a.value("aria-pressed") == "true"})
+				f.buttons = append(f.buttons, button{name: a.value("name"), value: a.value("value"), pressed: a.has("data-preselected")})
 			}
 		}
 	}

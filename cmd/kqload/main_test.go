@@ -96,8 +96,8 @@ const gradePage = `<section id="study"><article class="feedback right">…</arti
 <input type="hidden" name="d" value=""><input type="hidden" name="t" value="1700000000000">
 <input type="hidden" name="answer" value="{&#34;choice&#34;:2}"><input type="hidden" name="ms" value="900">
 <fieldset><div class="grades">
-<button type="submit" name="rating" value="1" aria-pressed="false" class="outline">Again <small>1分</small></button>
-<button type="submit" name="rating" value="3" aria-pressed="true" autofocus>Good <small>10分</small></button>
+<button type="submit" name="rating" value="1" class="outline">Again <small>1分</small></button>
+<button type="submit" name="rating" value="3" data-preselected aria-describedby="grade-hint" autofocus>Good <small>10分</small></button>
 </div></fieldset></form></section>`
 
 // questionPage has an answer form with each kind of control.

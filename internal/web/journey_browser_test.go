@@ -205,7 +205,7 @@ func TestLearnerJourneyInBrowser(t *testing.T) {
 	}
 	step("answer "+first.q.ExtID+" right", append(actions,
 		chromedp.Click(chromedp.CSS(`#study form.study-answer button[type=submit]`)),
-		until("Good to be preselected and focused", focused(`#study button[name=rating][value="3"][aria-pressed="true"]`)))...)
+		until("Good to be preselected and focused", focused(`#study button[name=rating][value="3"][data-preselected]`)))...)
 	journeyCheckFeedback(t, ctx, first.q, true)
 	step("grade Good with key 3", chromedp.KeyEvent("3"),
 		until("the next card", `(() => { const q = document.querySelector('#study form.study-answer input[name=q]'); return !!q && q.value !== `+jsString(strconv.FormatInt(first.id, 10))+` })()`))
@@ -224,7 +224,7 @@ func TestLearnerJourneyInBrowser(t *testing.T) {
 	}
 	step("answer "+second.q.ExtID+" wrong", append(actions,
 		chromedp.Click(chromedp.CSS(`#study form.study-answer button[type=submit]`)),
-		until("Again to be preselected and focused", focused(`#study button[name=rating][value="1"][aria-pressed="true"]`)))...)
+		until("Again to be preselected and focused", focused(`#study button[name=rating][value="1"][data-preselected]`)))...)
 	journeyCheckFeedback(t, ctx, second.q, false)
 	step("grade Again with key 1", chromedp.KeyEvent("1"),
 		until("the next card", `(() => { const q = document.querySelector('#study form.study-answer input[name=q]'); return !!q && q.value !== `+jsString(strconv.FormatInt(second.id, 10))+` })()`))
@@ -414,7 +414,7 @@ func journeyCheckFeedback(t *testing.T, ctx context.Context, q quiz.Question, ri
 			Class: a.className,
 			Text: a.innerText,
 			Links: [...a.querySelectorAll('footer a[target=_blank][rel~=noopener]')].map(l => l.href),
-			Pressed: [...document.querySelectorAll('#study button[name=rating][aria-pressed=true]')].map(b => b.value),
+			Pressed: [...document.querySelectorAll('#study button[name=rating][data-preselected]')].map(b => b.value),
 		};
 	})()`)
 	verdict, class, pressed := "正解", "right", "3"

@@ -118,7 +118,7 @@ func TestStudyInBrowser(t *testing.T) {
 
 	// A right answer preselects Good, which has focus; key 1 grades Again instead.
 	step("answer right with Enter", chromedp.Click(chromedp.CSS(`input[name=choice][value="2"]`)), chromedp.KeyEvent("\r"),
-		until("Good to have focus", focused(`button[name=rating][value="3"][aria-pressed=true]`)))
+		until("Good to have focus", focused(`button[name=rating][value="3"][data-preselected]`)))
 	step("fit a phone screen", until("no sideways scrolling at 390px", `document.documentElement.scrollWidth <= window.innerWidth`))
 	// While htmx is busy with a swap (here: told so by the event it sends
 	// when a request starts), Enter on the focused grade button must not
@@ -139,7 +139,7 @@ func TestStudyInBrowser(t *testing.T) {
 	// A partly right answer preselects Again; Enter grades with it.
 	step("answer partly", chromedp.Click(chromedp.CSS(`input[name=sel][value="0"]`)),
 		chromedp.Click(chromedp.CSS(`form.study-answer button[type=submit]`)),
-		until("Again to have focus", focused(`button[name=rating][value="1"][aria-pressed=true]`)))
+		until("Again to have focus", focused(`button[name=rating][value="1"][data-preselected]`)))
 	step("grade with Enter", chromedp.KeyEvent("\r"), until("the true_false question", `!!document.querySelector('input[name=tf]')`))
 	if c := env.card(env.alice, "multi"); c.IsNew || c.Card.Due.Sub(c.Card.LastReview) != time.Minute {
 		t.Errorf("after Enter the multi card is %+v, want Again", c.Card)

@@ -227,20 +227,24 @@ var (
 	hiddenRe       = regexp.MustCompile(`<input type="hidden" name="([a-z_]+)" value="([^"]*)"`)
 )
 
-// preselected returns the rating of the button marked pressed, or "".
+// preselected returns the rating of the button marked preselected, which
+// must be the one with focus and be described by the hint naming it.
 func preselected(t *testing.T, body string) string {
 	t.Helper()
 	var got []string
 	for _, b := range ratingButtonRe.FindAllString(body, -1) {
-		if strings.Contains(b, `aria-pressed="true"`) {
-			if !strings.Contains(b, "autofocus") {
-				t.Errorf("pressed button without autofocus: %s", b)
+		if strings.Contains(b, "aria-pressed") {
+			t.Errorf("grade button marked as a toggle: %s", b)
+		}
+		if strings.Contains(b, "data-preselected") {
+			if !strings.Contains(b, "autofocus") || !strings.Contains(b, `aria-describedby="grade-hint"`) {
+				t.Errorf("preselected button without autofocus or the hint: %s", b)
 			}
 			got = append(got, valueRe.FindStringSubmatch(b)[1])
 		}
 	}
 	if len(got) != 1 {
-		t.Fatalf("%d pressed buttons, want 1:\n%s", len(got), body)
+		t.Fatalf("%d preselected buttons, want 1:\n%s", len(got), body)
 	}
 	return got[0]
 }
@@ -299,6 +303,9 @@ func TestStudyAnswerEachType(t *testing.T) {
 			}
 			if got := preselected(t, body); got != tt.wantPressed {
 				t.Errorf("preselected rating %s, want %s", got, tt.wantPressed)
+			}
+			if hint := "おすすめは " + fsrs.Rating(tt.wantPressed[0]-'0').String() + "。"; !strings.Contains(body, hint) {
+				t.Errorf("grade hint lacks %q", hint)
 			}
 			if !strings.Contains(body, tt.wantGiven) {
 				t.Errorf("answer %q not shown", tt.wantGiven)
