@@ -442,12 +442,12 @@ func StudyQuestion(v StudyPresentation) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		if v.Type == quiz.Flashcard {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 23, "<button type=\"submit\" data-reveal autofocus>答えを見る <small>(Space)</small></button>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 23, "<button type=\"submit\" data-reveal autofocus>答えを見る <small class=\"keys\">(Space)</small></button>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 		} else {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 24, "<button type=\"submit\">回答する <small>(Enter)</small></button>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 24, "<button type=\"submit\">回答する <small class=\"keys\">(Enter)</small></button>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -1074,7 +1074,7 @@ func StudyAnswered(v StudyFeedback) templ.Component {
 				}
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 92, "キー 1〜4 で評価、Enter でフォーカス中のボタン</small></fieldset></form></section>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 92, "<span class=\"keys\">キー 1〜4 で評価、Enter でフォーカス中のボタン</span></small></fieldset></form></section>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
