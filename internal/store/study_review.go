@@ -175,7 +175,33 @@ const (
 		        AND NOT EXISTS (SELECT 1 FROM cards c WHERE c.user_id = +?1 AND c.question_id = q.id))`
 	earlierReviewQuery = `SELECT rating, correct, reviewed_at, state_after, due_after
 		FROM review_log WHERE request_id = ? AND user_id = ? AND question_id = ?`
+	gradedQuery = `SELECT rating, correct, reviewed_at, state_after, due_after
+		FROM review_log WHERE request_id = ? AND user_id = ?`
 )
+
+// Graded returns userID's review recorded under requestID, for telling
+// what a grade did after a plain form post's redirect. Another user's
+// request id, or one never recorded, is quiz.ErrNotFound.
+func (db *DB) Graded(ctx context.Context, userID int64, requestID string) (Recorded, error) {
+	var (
+		out           Recorded
+		rating, state int
+		due, reviewed int64
+	)
+	if requestID == "" || len(requestID) > maxRequestID {
+		return out, fmt.Errorf("store: review id of %d bytes: %w", len(requestID), quiz.ErrNotFound)
+	}
+	err := db.read.QueryRowContext(ctx, gradedQuery, requestID, userID).Scan(&rating, &out.Correct, &reviewed, &state, &due)
+	if errors.Is(err, sql.ErrNoRows) {
+		return out, fmt.Errorf("store: review %q of user %d: %w", requestID, userID, quiz.ErrNotFound)
+	}
+	if err != nil {
+		return out, fmt.Errorf("store: review %q of user %d: %w", requestID, userID, err)
+	}
+	out.Rating, out.State = fsrs.Rating(rating), fsrs.State(state)
+	out.ReviewedAt, out.Due = fromMS(reviewed), fromMS(due)
+	return out, nil
+}
 
 // RecordReview grades r's response to the published question, applies the
 // rating to the user's card with the user's FSRS scheduler, and stores the

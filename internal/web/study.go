@@ -3,6 +3,7 @@ package web
 import (
 	"errors"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/a-h/templ"
@@ -81,7 +82,19 @@ func (s *Server) study(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.renderNext(c, next, "", now)
+	notice := ""
+	if id := c.QueryParam("graded"); id != "" {
+		// Where a plain grade form's redirect leads. An id that is not
+		// this learner's review shows nothing.
+		rec, err := s.db.Graded(c.Request().Context(), u.ID, id)
+		switch {
+		case err == nil:
+			notice = gradeNotice(rec)
+		case !errors.Is(err, quiz.ErrNotFound):
+			return err
+		}
+	}
+	return s.renderNext(c, next, notice, now)
 }
 
 // answer checks a submitted answer and shows the feedback with the grade
@@ -136,7 +149,8 @@ func (s *Server) grade(c echo.Context) error {
 	}
 	scope := views.StudyScope{Slug: in.form.scope}
 	if !hxRequest(c) {
-		return c.Redirect(http.StatusSeeOther, scope.URL())
+		// The next page tells what the grade did, as htmx's swap does.
+		return c.Redirect(http.StatusSeeOther, scope.URL()+"?graded="+url.QueryEscape(in.review.RequestID))
 	}
 	next, err := s.db.NextCard(c.Request().Context(), u, in.form.scope, now)
 	if err != nil {

@@ -367,16 +367,35 @@ func TestStudyLoop(t *testing.T) {
 	}
 	grade.Set("rating", "3")
 	rec = cl.post("/study/grade", grade, false)
-	if rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != "/study/v1-36-sig-node" {
-		t.Fatalf("plain POST /study/grade = %d to %q, want 303 to the deck", rec.Code, rec.Header().Get("Location"))
+	graded := "/study/v1-36-sig-node?graded=" + grade.Get("p")
+	if rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != graded {
+		t.Fatalf("plain POST /study/grade = %d to %q, want 303 to %s", rec.Code, rec.Header().Get("Location"), graded)
 	}
 	c := env.card(cl, "single")
 	if c.IsNew || c.Card.State != fsrs.Learning || c.Card.Reps != 1 {
 		t.Errorf("card after grading Good = %+v", c.Card)
 	}
-	// The next card is the next question in deck order.
-	if body := cl.get("/study/v1-36-sig-node", false).Body.String(); !strings.Contains(body, "1.36 で GA になった機能をすべて選べ") {
+	// The next card is the next question in deck order, under the notice of
+	// what the grade did, as after htmx's swap.
+	body = cl.get(graded, false).Body.String()
+	if !strings.Contains(body, "1.36 で GA になった機能をすべて選べ") {
 		t.Errorf("next card is not the multi_choice question: %.800s", body)
+	}
+	notice := "Good で記録しました。次の復習は 10分後です。"
+	if !strings.Contains(body, notice) {
+		t.Errorf("the page after a plain grade lacks %q: %.800s", notice, body)
+	}
+	// Someone else's review id, or a made-up one, shows no notice.
+	for _, cl := range []studyClient{env.bob, cl} {
+		for _, id := range []string{grade.Get("p"), "made-up", strings.Repeat("x", 500)} {
+			if cl == env.alice && id == grade.Get("p") {
+				continue
+			}
+			rec := cl.get("/study/v1-36-sig-node?graded="+url.QueryEscape(id), false)
+			if rec.Code != http.StatusOK || strings.Contains(rec.Body.String(), "で記録しました") {
+				t.Errorf("graded=%.20s as another learner or made up: %d, notice shown", id, rec.Code)
+			}
+		}
 	}
 }
 
