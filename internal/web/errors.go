@@ -55,7 +55,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 func publicMessage(status int) string {
 	switch status {
 	case http.StatusNotFound:
-		return "ページが見つかりません。"
+		return "ページが見つかりません。URL を確かめるか、トップから探してください。"
 	case http.StatusForbidden:
 		return "この操作は許可されていません。"
 	case http.StatusUnauthorized:
