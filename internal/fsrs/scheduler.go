@@ -424,7 +424,7 @@ func (s *Scheduler) interval(rv *review, g Rating) int {
 	// Clamp as a float first: a very low desired retention can make the
 	// product too large for an int.
 	ivl := int(min(max(1, jsRound(float64(s.stability(rv, g)*s.ivlMod))), float64(s.maxIvl)))
-	if s.fuzz && ivl >= 3 {
+	if s.fuzz && ivl >= FuzzMinDays {
 		if !rv.haveSeed {
 			rv.seed = fuzzFactor(rv.now.UnixMilli(), rv.cur.Reps, float64(rv.cur.Difficulty*rv.cur.Stability))
 			rv.haveSeed = true

@@ -183,20 +183,29 @@ const (
 // what a grade did after a plain form post's redirect. Another user's
 // request id, or one never recorded, is quiz.ErrNotFound.
 func (db *DB) Graded(ctx context.Context, userID int64, requestID string) (Recorded, error) {
-	var (
-		out           Recorded
-		rating, state int
-		due, reviewed int64
-	)
 	if requestID == "" || len(requestID) > maxRequestID {
-		return out, fmt.Errorf("store: review id of %d bytes: %w", len(requestID), quiz.ErrNotFound)
+		return Recorded{}, fmt.Errorf("store: review id of %d bytes: %w", len(requestID), quiz.ErrNotFound)
 	}
-	err := db.read.QueryRowContext(ctx, gradedQuery, requestID, userID).Scan(&rating, &out.Correct, &reviewed, &state, &due)
+	out, err := scanRecorded(db.read.QueryRowContext(ctx, gradedQuery, requestID, userID))
 	if errors.Is(err, sql.ErrNoRows) {
 		return out, fmt.Errorf("store: review %q of user %d: %w", requestID, userID, quiz.ErrNotFound)
 	}
 	if err != nil {
 		return out, fmt.Errorf("store: review %q of user %d: %w", requestID, userID, err)
+	}
+	return out, nil
+}
+
+// scanRecorded reads a review_log row of rating, correct, reviewed_at,
+// state_after and due_after.
+func scanRecorded(row scanner) (Recorded, error) {
+	var (
+		out           Recorded
+		rating, state int
+		due, reviewed int64
+	)
+	if err := row.Scan(&rating, &out.Correct, &reviewed, &state, &due); err != nil {
+		return out, err
 	}
 	out.Rating, out.State = fsrs.Rating(rating), fsrs.State(state)
 	out.ReviewedAt, out.Due = fromMS(reviewed), fromMS(due)
@@ -331,19 +340,13 @@ func advanceCursor(ctx context.Context, tx txStmts, userID int64, q StoredQuesti
 // earlierReview returns the review already recorded under r's request id.
 // It must belong to the same user and question.
 func earlierReview(ctx context.Context, q querier, r Review) (Recorded, error) {
-	out := Recorded{Duplicate: true}
-	var (
-		rating, state int
-		due, reviewed int64
-	)
-	err := q.QueryRowContext(ctx, earlierReviewQuery, r.RequestID, r.UserID, r.QuestionID).Scan(&rating, &out.Correct, &reviewed, &state, &due)
+	out, err := scanRecorded(q.QueryRowContext(ctx, earlierReviewQuery, r.RequestID, r.UserID, r.QuestionID))
+	out.Duplicate = true
 	if errors.Is(err, sql.ErrNoRows) {
 		return out, fmt.Errorf("request id used for another review: %w", quiz.ErrConflict)
 	}
 	if err != nil {
 		return out, fmt.Errorf("earlier review: %w", err)
 	}
-	out.Rating, out.State = fsrs.Rating(rating), fsrs.State(state)
-	out.ReviewedAt, out.Due = fromMS(reviewed), fromMS(due)
 	return out, nil
 }

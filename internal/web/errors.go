@@ -17,20 +17,23 @@ func (s *Server) handleError(err error, c echo.Context) {
 	if c.Response().Committed {
 		return
 	}
-	status, msg := http.StatusInternalServerError, "サーバー内部でエラーが発生しました。"
+	status, detail := http.StatusInternalServerError, ""
 	var he *echo.HTTPError
 	switch {
 	case errors.As(err, &he):
 		status = he.Code
-		msg = publicMessage(status)
 	case errors.Is(err, quiz.ErrNotFound):
-		status, msg = http.StatusNotFound, publicMessage(http.StatusNotFound)
+		status = http.StatusNotFound
 	case errors.Is(err, quiz.ErrForbidden):
-		status, msg = http.StatusForbidden, publicMessage(http.StatusForbidden)
+		status = http.StatusForbidden
 	case errors.Is(err, quiz.ErrConflict):
-		status, msg = http.StatusConflict, publicMessage(http.StatusConflict)
+		status = http.StatusConflict
 	case errors.Is(err, quiz.ErrInvalid):
-		status, msg = http.StatusUnprocessableEntity, err.Error()
+		status, detail = http.StatusUnprocessableEntity, err.Error()
+	}
+	title, msg := statusText(status)
+	if detail != "" {
+		msg = detail
 	}
 	if status >= 500 {
 		s.log.ErrorContext(c.Request().Context(), "request failed",
@@ -43,7 +46,6 @@ func (s *Server) handleError(err error, c echo.Context) {
 	}
 	var component = views.ErrorFragment(status, msg)
 	if c.Request().Header.Get("HX-Request") != "true" {
-		title := errorTitle(status)
 		component = views.ErrorPage(s.page(c, title), title, status, msg)
 	}
 	if rerr := s.render(c, status, component); rerr != nil {
@@ -51,58 +53,31 @@ func (s *Server) handleError(err error, c echo.Context) {
 	}
 }
 
-// publicMessage is what users are told for a status.
-func publicMessage(status int) string {
-	switch status {
-	case http.StatusNotFound:
-		return "ページが見つかりません。URL を確かめるか、トップから探してください。"
-	case http.StatusForbidden:
-		return "この操作は許可されていません。"
-	case http.StatusUnauthorized:
-		return "ログインが必要です。"
-	case http.StatusMethodNotAllowed:
-		return "このメソッドは使えません。"
-	case http.StatusRequestEntityTooLarge:
-		return "リクエストが大きすぎます。"
-	case http.StatusTooManyRequests:
-		return "試行回数が多すぎます。しばらく待ってから再度お試しください。"
-	case http.StatusConflict:
-		return "操作が競合しました。ページを読み込み直してください。"
-	case http.StatusBadRequest:
-		return "リクエストが正しくありません。"
-	case http.StatusUnprocessableEntity:
-		return "送信された内容を受け付けられません。ページを読み込み直してください。"
-	}
-	if status >= 500 {
-		return "サーバー内部でエラーが発生しました。"
-	}
-	return http.StatusText(status)
-}
-
-// errorTitle names an error page, in the page's title and heading.
-func errorTitle(status int) string {
+// statusText is what users are told for a status: the title and heading
+// of its page, and the message under them.
+func statusText(status int) (title, message string) {
 	switch status {
 	case http.StatusBadRequest:
-		return "正しくないリクエスト"
+		return "正しくないリクエスト", "リクエストが正しくありません。"
 	case http.StatusUnauthorized:
-		return "ログインが必要です"
+		return "ログインが必要です", "ログインが必要です。"
 	case http.StatusForbidden:
-		return "許可されていません"
+		return "許可されていません", "この操作は許可されていません。"
 	case http.StatusNotFound:
-		return "ページが見つかりません"
+		return "ページが見つかりません", "ページが見つかりません。URL を確かめるか、トップから探してください。"
 	case http.StatusMethodNotAllowed:
-		return "使えないメソッド"
+		return "使えないメソッド", "このメソッドは使えません。"
 	case http.StatusConflict:
-		return "操作の競合"
+		return "操作の競合", "操作が競合しました。ページを読み込み直してください。"
 	case http.StatusRequestEntityTooLarge:
-		return "大きすぎるリクエスト"
+		return "大きすぎるリクエスト", "リクエストが大きすぎます。"
 	case http.StatusUnprocessableEntity:
-		return "受け付けられない内容"
+		return "受け付けられない内容", "送信された内容を受け付けられません。ページを読み込み直してください。"
 	case http.StatusTooManyRequests:
-		return "試行回数の超過"
+		return "試行回数の超過", "試行回数が多すぎます。しばらく待ってから再度お試しください。"
 	}
 	if status >= 500 {
-		return "サーバーエラー"
+		return "サーバーエラー", "サーバー内部でエラーが発生しました。"
 	}
-	return "エラー"
+	return "エラー", http.StatusText(status)
 }

@@ -410,31 +410,22 @@ func gradeNotice(rec store.Recorded) string {
 	return fmt.Sprintf("%s で記録しました。次の復習は %s後です。", rec.Rating, interval(rec.Due.Sub(rec.ReviewedAt)))
 }
 
-// intervalUnits turns the units of fsrs.FormatInterval into Japanese,
-// longest suffix first ("mo" before "m").
-var intervalUnits = []struct{ suffix, unit string }{
-	{"mo", "か月"}, {"m", "分"}, {"h", "時間"}, {"d", "日"}, {"y", "年"},
-}
+// intervalUnits are the page's units, by fsrs.IntervalUnit.
+var intervalUnits = [...]string{fsrs.Minutes: "分", fsrs.Hours: "時間", fsrs.Days: "日", fsrs.Months: "か月", fsrs.Years: "年"}
 
 // interval renders a delay for the page: "1分未満", "10分", "1.5時間", "4日",
 // "3か月", "1.2年".
 func interval(d time.Duration) string {
-	s := fsrs.FormatInterval(d)
-	if s == "<1m" {
+	n, u := fsrs.SplitInterval(d)
+	if u == fsrs.UnderMinute {
 		return "1分未満"
 	}
-	for _, u := range intervalUnits {
-		if n, ok := strings.CutSuffix(s, u.suffix); ok {
-			return n + u.unit
-		}
-	}
-	return s
+	return n + intervalUnits[u]
 }
 
 // fuzzFrom is where the scheduler starts to spread intervals at random, so
-// that cards graded together do not all come back on the same day: whole
-// days of 2.5 or more, that is from 3 days on.
-const fuzzFrom = 60 * time.Hour
+// that cards graded together do not all come back on the same day.
+const fuzzFrom = fsrs.FuzzMinDays * 24 * time.Hour
 
 // buttonInterval labels a grade button. Its interval is computed before
 // the scheduler's random spread, so from fuzzFrom on it reads "約": the

@@ -95,7 +95,7 @@ func TestErrorPages(t *testing.T) {
 				t.Errorf("full page = %v, want %v", full, tt.wantFull)
 			}
 			// A whole page is titled and headed in the page's language.
-			if title := errorTitle(tt.wantStatus); tt.wantFull &&
+			if title, _ := statusText(tt.wantStatus); tt.wantFull &&
 				(!strings.Contains(body, "<title>"+title+" · kubequiz</title>") || !strings.Contains(body, "<h1>"+title+"</h1>")) {
 				t.Errorf("page not titled and headed %q: %.400s", title, body)
 			}
