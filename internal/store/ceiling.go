@@ -9,8 +9,9 @@ import (
 
 // WriteProbe measures the write ceiling that kubequiz's own writes work
 // under: single-row write transactions on a database file opened with the
-// same DSN and the same single writer connection as DB. The load benchmark
-// (cmd/kqload) compares the review rate with it.
+// same DSN and the same single writer connection as DB (SyncFull), or with
+// SyncNormal to see what the sync at every commit costs. The load benchmark
+// (cmd/kqload) compares the review rate with both.
 type WriteProbe struct {
 	db   *sql.DB
 	stmt *sql.Stmt
@@ -18,9 +19,13 @@ type WriteProbe struct {
 }
 
 // OpenWriteProbe creates a table in a new database file at path, which must
-// not hold a kubequiz database: the probe writes rows into it.
-func OpenWriteProbe(ctx context.Context, path string) (*WriteProbe, error) {
-	db, err := sql.Open("sqlite", DSN(path))
+// not hold a kubequiz database: the probe writes rows into it, with the
+// synchronous setting sync.
+func OpenWriteProbe(ctx context.Context, path string, sync Sync) (*WriteProbe, error) {
+	if sync != SyncFull && sync != SyncNormal {
+		return nil, fmt.Errorf("store: write probe %s: synchronous setting %q", path, sync)
+	}
+	db, err := sql.Open("sqlite", dsn(path, sync))
 	if err != nil {
 		return nil, fmt.Errorf("store: write probe %s: %w", path, err)
 	}

@@ -51,18 +51,34 @@ type DB struct {
 // readConns is the size of the reader pool.
 const readConns = 4
 
-// pragmas are applied to every connection by the driver.
-var pragmas = []string{
-	"busy_timeout(5000)",
-	"journal_mode(WAL)",
-	"synchronous(NORMAL)",
-	"foreign_keys(1)",
-}
+// Sync is SQLite's synchronous setting: when a commit reaches the disk.
+type Sync string
 
-// DSN returns the modernc.org/sqlite data source name for path.
-func DSN(path string) string {
+const (
+	// SyncFull, kubequiz's setting, syncs the write-ahead log at every
+	// commit: a committed transaction, such as an acknowledged review,
+	// survives a power loss or an operating-system crash. The review writer
+	// commits many reviews at once under load (reviews.go), so the sync is
+	// paid per batch, not per review.
+	SyncFull Sync = "FULL"
+	// SyncNormal syncs the log only around checkpoints: commits survive a
+	// crash of the process, but the last ones may be lost at a power loss.
+	// It is kept for measuring what the sync costs (cmd/kqload).
+	SyncNormal Sync = "NORMAL"
+)
+
+// DSN returns the modernc.org/sqlite data source name for path, with
+// kubequiz's settings. The driver applies them to every connection.
+func DSN(path string) string { return dsn(path, SyncFull) }
+
+func dsn(path string, sync Sync) string {
 	q := url.Values{}
-	for _, p := range pragmas {
+	for _, p := range []string{
+		"busy_timeout(5000)",
+		"journal_mode(WAL)",
+		"synchronous(" + string(sync) + ")",
+		"foreign_keys(1)",
+	} {
 		q.Add("_pragma", p)
 	}
 	q.Set("_txlock", "immediate")

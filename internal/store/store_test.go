@@ -39,7 +39,7 @@ func TestPragmas(t *testing.T) {
 		"journal_mode": "wal",
 		"busy_timeout": "5000",
 		"foreign_keys": "1",
-		"synchronous":  "1", // NORMAL
+		"synchronous":  "2", // FULL: every commit is synced
 	}
 	for name, pool := range map[string]*sql.DB{"write": db.write, "read": db.read} {
 		for pragma, w := range want {
