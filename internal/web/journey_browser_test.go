@@ -209,8 +209,8 @@ func TestLearnerJourneyInBrowser(t *testing.T) {
 	journeyCheckFeedback(t, ctx, first.q, true)
 	step("grade Good with key 3", chromedp.KeyEvent("3"),
 		until("the next card", `(() => { const q = document.querySelector('#study form.study-answer input[name=q]'); return !!q && q.value !== `+jsString(strconv.FormatInt(first.id, 10))+` })()`))
-	if notice := journeyEval[string](t, ctx, `(document.querySelector('#study p[role=status]') || {textContent: ''}).textContent`); !strings.Contains(notice, "Good で記録しました") {
-		t.Errorf("after key 3 the notice is %q, want Good recorded", notice)
+	if notice := journeyEval[string](t, ctx, `(document.querySelector('#study > p.muted') || {textContent: ''}).textContent + ' | ' + document.getElementById('study-status').textContent`); strings.Count(notice, "Good で記録しました") != 2 {
+		t.Errorf("after key 3 the notice and the live region say %q, want Good recorded in both", notice)
 	}
 	if c := journeyCard(t, ts, user.ID, first.id); c.IsNew || c.Card.Reps != 1 || c.Card.State != fsrs.Learning || c.Card.Due.Sub(c.Card.LastReview) != 10*time.Minute {
 		t.Errorf("%s after key 3: %+v, want one Good review (learning, due in 10m)", first.q.ExtID, c.Card)
@@ -228,8 +228,8 @@ func TestLearnerJourneyInBrowser(t *testing.T) {
 	journeyCheckFeedback(t, ctx, second.q, false)
 	step("grade Again with key 1", chromedp.KeyEvent("1"),
 		until("the next card", `(() => { const q = document.querySelector('#study form.study-answer input[name=q]'); return !!q && q.value !== `+jsString(strconv.FormatInt(second.id, 10))+` })()`))
-	if notice := journeyEval[string](t, ctx, `(document.querySelector('#study p[role=status]') || {textContent: ''}).textContent`); !strings.Contains(notice, "Again で記録しました") {
-		t.Errorf("after key 1 the notice is %q, want Again recorded", notice)
+	if notice := journeyEval[string](t, ctx, `(document.querySelector('#study > p.muted') || {textContent: ''}).textContent + ' | ' + document.getElementById('study-status').textContent`); strings.Count(notice, "Again で記録しました") != 2 {
+		t.Errorf("after key 1 the notice and the live region say %q, want Again recorded in both", notice)
 	}
 	if c := journeyCard(t, ts, user.ID, second.id); c.IsNew || c.Card.Reps != 1 || c.Card.State != fsrs.Learning || c.Card.Due.Sub(c.Card.LastReview) != time.Minute {
 		t.Errorf("%s after key 1: %+v, want one Again review (learning, due in 1m)", second.q.ExtID, c.Card)
@@ -410,7 +410,7 @@ func journeyCheckFeedback(t *testing.T, ctx context.Context, q quiz.Question, ri
 		const a = document.querySelector('#study article.feedback');
 		if (!a) return {};
 		return {
-			Verdict: a.querySelector('strong[role=status]').textContent,
+			Verdict: a.querySelector('header strong').textContent,
 			Class: a.className,
 			Text: a.innerText,
 			Links: [...a.querySelectorAll('footer a[target=_blank][rel~=noopener]')].map(l => l.href),

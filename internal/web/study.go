@@ -122,7 +122,7 @@ func (s *Server) answer(c echo.Context) error {
 	}
 	resp := parseResponse(form, card.Question.Question)
 	v := feedback(f, card, resp, s.page(c, "").CSRFToken, now)
-	return s.renderStudy(c, v.Scope, views.StudyAnswered(v))
+	return s.renderStudy(c, v.Scope, views.StudyAnswered(v), views.VerdictText(v))
 }
 
 // grade records the review of an answered presentation and moves on. The
@@ -164,17 +164,19 @@ func (s *Server) renderNext(c echo.Context, next store.StudyNext, notice string,
 	scope := views.StudyScope{Slug: next.Deck.Slug, Title: next.Deck.Title}
 	csrf := s.page(c, "").CSRFToken
 	if !next.Found {
-		return s.renderStudy(c, scope, views.StudyEmpty(emptyQueue(next, scope, notice, now)))
+		return s.renderStudy(c, scope, views.StudyEmpty(emptyQueue(next, scope, notice, now)), notice)
 	}
 	v := presentation(next.Card, scope, csrf, newPresentationID(), now)
 	v.Notice = notice
-	return s.renderStudy(c, scope, views.StudyQuestion(v))
+	return s.renderStudy(c, scope, views.StudyQuestion(v), notice)
 }
 
-// renderStudy sends a study fragment to htmx, or a whole page around it.
-func (s *Server) renderStudy(c echo.Context, scope views.StudyScope, body templ.Component) error {
+// renderStudy sends a study fragment to htmx, with announce for the
+// page's live region, or a whole page around it, where the fragment's
+// text is read in its place.
+func (s *Server) renderStudy(c echo.Context, scope views.StudyScope, body templ.Component, announce string) error {
 	if hxRequest(c) {
-		return s.render(c, http.StatusOK, body)
+		return s.render(c, http.StatusOK, views.StudyFragment(body, announce))
 	}
 	title := "学習"
 	if scope.Title != "" {

@@ -93,6 +93,12 @@ func TestStudyInBrowser(t *testing.T) {
 	shows := func(text string) string {
 		return `document.getElementById('study').textContent.includes('` + text + `')`
 	}
+	// The live region stays the node it was when the page loaded (a new
+	// one is often not read out), hidden from sight, and says text.
+	announces := func(text string) string {
+		return `document.getElementById('study-status') === window.kqStatus && kqStatus.getAttribute('role') === 'status' &&
+			kqStatus.offsetWidth <= 1 && kqStatus.textContent.startsWith('` + text + `')`
+	}
 
 	step("subscribe", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile),
 		chromedp.Navigate(srv.URL+"/decks"),
@@ -111,14 +117,16 @@ func TestStudyInBrowser(t *testing.T) {
 	step("open the study page", chromedp.Navigate(srv.URL+"/study"),
 		chromedp.Evaluate[chromedp.Void](`window.kqErrors = []; window.addEventListener('error', e => kqErrors.push(e.message));
 			document.body.addEventListener('htmx:responseError', e => kqErrors.push('htmx ' + e.detail.xhr.status))`),
-		until("the first choice to have focus", focused(`input[name=choice]`)))
+		until("the first choice to have focus", focused(`input[name=choice]`)),
+		chromedp.Evaluate[chromedp.Void](`window.kqStatus = document.getElementById('study-status')`))
 	// Enter before any choice asks for one and sends nothing.
 	step("Enter without a choice", chromedp.KeyEvent("\r"), chromedp.Sleep(300*time.Millisecond),
 		until("the answer form, still unanswered", `!!document.querySelector('#study form.study-answer') && !document.querySelector('#study form.study-grade')`))
 
 	// A right answer preselects Good, which has focus; key 1 grades Again instead.
 	step("answer right with Enter", chromedp.Click(chromedp.CSS(`input[name=choice][value="2"]`)), chromedp.KeyEvent("\r"),
-		until("Good to have focus", focused(`button[name=rating][value="3"][data-preselected]`)))
+		until("Good to have focus", focused(`button[name=rating][value="3"][data-preselected]`)),
+		until("the verdict to be announced", announces("正解")))
 	step("fit a phone screen", until("no sideways scrolling at 390px", `document.documentElement.scrollWidth <= window.innerWidth`))
 	// While htmx is busy with a swap (here: told so by the event it sends
 	// when a request starts), Enter on the focused grade button must not
@@ -131,7 +139,8 @@ func TestStudyInBrowser(t *testing.T) {
 	if c := env.card(env.alice, "single"); !c.IsNew {
 		t.Errorf("Enter while htmx was busy graded the card: %+v", c.Card)
 	}
-	step("grade with key 1", chromedp.KeyEvent("1"), until("the multi_choice question", `!!document.querySelector('input[name=sel]')`))
+	step("grade with key 1", chromedp.KeyEvent("1"), until("the multi_choice question", `!!document.querySelector('input[name=sel]')`),
+		until("the grade to be announced", announces("Again で記録しました")))
 	if c := env.card(env.alice, "single"); c.Card.State != fsrs.Learning || c.Card.Due.Sub(c.Card.LastReview) != time.Minute {
 		t.Errorf("after key 1 the card is %+v, want Again (due in 1m)", c.Card)
 	}

@@ -197,6 +197,12 @@ func (cl studyClient) post(path string, form url.Values, htmx bool) *httptest.Re
 	return cl.send(req, htmx)
 }
 
+// studyStatus is the out-of-band update of the study page's live region
+// that ends every htmx study response.
+func studyStatus(text string) string {
+	return `<p id="study-status" hx-swap-oob="innerHTML">` + text + `</p>`
+}
+
 // card reads a learner's card back through the store.
 func (env *studyEnv) card(cl studyClient, ext string) store.CardPreview {
 	env.t.Helper()
@@ -298,8 +304,12 @@ func TestStudyAnswerEachType(t *testing.T) {
 			if rec.Code != http.StatusOK {
 				t.Fatalf("status %d: %.500s", rec.Code, body)
 			}
-			if !strings.Contains(body, `<strong role="status">`+tt.wantVerdict+"</strong>") {
+			if !strings.Contains(body, `<header><strong>`+tt.wantVerdict+"</strong></header>") {
 				t.Errorf("verdict is not %q: %.2000s", tt.wantVerdict, body)
+			}
+			// The page's live region, outside the swapped area, says it.
+			if !strings.HasSuffix(body, `</section>`+studyStatus(tt.wantVerdict)) {
+				t.Errorf("the live region is not told %q: %.2000s", tt.wantVerdict, body)
 			}
 			if got := preselected(t, body); got != tt.wantPressed {
 				t.Errorf("preselected rating %s, want %s", got, tt.wantPressed)
@@ -336,6 +346,12 @@ func TestStudyLoop(t *testing.T) {
 	body := rec.Body.String()
 	if rec.Code != http.StatusOK || !strings.Contains(body, "<!doctype html>") || !strings.Contains(body, `id="study"`) {
 		t.Fatalf("GET /study/v1-36-sig-node = %d: %.500s", rec.Code, body)
+	}
+	// A whole page holds the live region, empty, outside #study; the
+	// updates for it come only with htmx's fragments.
+	if region := `<p id="study-status" class="visually-hidden" role="status"></p><section id="study">`; strings.Count(body, `id="study-status"`) != 1 ||
+		!strings.Contains(body, region) || strings.Contains(body, "hx-swap-oob") {
+		t.Errorf("study page: want one empty live region before #study (%s) and no out-of-band swap: %.3000s", region, body)
 	}
 	for _, want := range []string{`action="/study/answer"`, `hx-post="/study/answer"`, `hx-target="#study"`,
 		`name="_csrf" value="` + studyCSRF + `"`, "ImageVolume が GA", `<h1>v1.36 SIG-Node</h1>`} {
@@ -427,8 +443,10 @@ func TestStudyGradeHTMXAndDoubleSubmit(t *testing.T) {
 	if first.Code != http.StatusOK || strings.Contains(first.Body.String(), "<!doctype html>") {
 		t.Fatalf("htmx grade = %d: %.300s", first.Code, first.Body.String())
 	}
-	if !strings.Contains(first.Body.String(), "Again で記録しました。次の復習は 1分後です。") {
-		t.Errorf("no notice of the grade: %.600s", first.Body.String())
+	notice := "Again で記録しました。次の復習は 1分後です。"
+	if !strings.Contains(first.Body.String(), `<p class="muted">`+notice+`</p>`) ||
+		!strings.HasSuffix(first.Body.String(), `</section>`+studyStatus(notice)) {
+		t.Errorf("no notice of the grade, on the card and for the live region: %.600s", first.Body.String())
 	}
 	after := env.card(env.alice, "single")
 
