@@ -548,6 +548,10 @@ func TestDecksPage(t *testing.T) {
 		}
 	}
 	checkLabelsAndCSRF(t, "/decks", body)
+	// A title that names the release and SIG is not followed by them again.
+	if strings.Contains(body, `<p class="muted">v1.36 · SIG-Node</p>`) {
+		t.Error("the v1.36 SIG-Node card repeats its release and SIG under the title")
+	}
 	if strings.Contains(body, "autofocus") {
 		t.Error("the decks page puts autofocus on a control; only a toggled card should")
 	}
