@@ -15,12 +15,15 @@ import (
 )
 
 // studyRoutes serves the decks page and the review loop. Every form works
-// as a plain POST; htmx, when present, swaps the answer into the page.
+// without script (the answer form as a GET, which changes nothing; the
+// others as POSTs); htmx, when present, posts them and swaps the answer
+// into the page.
 func (s *Server) studyRoutes(r guarded) {
 	r.GET("/decks", s.decks)
 	r.POST("/decks/:slug/subscription", s.setSubscription)
 	r.GET("/study", s.study)
 	r.GET("/study/:slug", s.study)
+	r.GET("/study/answer", s.answer)
 	r.POST("/study/answer", s.answer)
 	r.POST("/study/grade", s.grade)
 }

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
 	"kubequiz/internal/fsrs"
@@ -35,9 +37,6 @@ func chromium(t *testing.T) string {
 	return path
 }
 
-// TestStudyInBrowser drives the decks page and the review loop in headless
-// Chromium at phone width: htmx swaps, autofocus of the preselected grade,
-// and the keys 1-4, Enter and Space from app.js.
 // htmxSettled holds in a page where htmx has no request, swap or settle
 // under way.
 const htmxSettled = `!document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling')`
@@ -67,23 +66,34 @@ func untilSettled(what, cond string, timeout time.Duration) chromedp.Action[chro
 	})
 }
 
-func TestStudyInBrowser(t *testing.T) {
+// studyBrowser starts headless Chromium signed in as env's alice (the
+// server adds her session cookie to every request) and returns the
+// browser's context, which ends with the test, and the server's address.
+func studyBrowser(t *testing.T, env *studyEnv) (context.Context, string) {
+	t.Helper()
 	browser := chromium(t)
-	env := newStudyEnv(t)
-	// The browser signs in by carrying alice's session cookie.
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r.AddCookie(&http.Cookie{Name: sessionCookie, Value: env.alice.session})
 		env.ts.ServeHTTP(w, r)
 	}))
-	defer srv.Close()
+	t.Cleanup(srv.Close)
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(browser), chromedp.NoSandbox,
 		chromedp.DisableGPU, chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(390, 844))
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
+	t.Cleanup(cancelAlloc)
 	bctx, cancelBrowser := chromedp.NewContext(actx, chromedp.WithErrorf(t.Logf))
-	defer cancelBrowser()
+	t.Cleanup(cancelBrowser)
 	ctx, cancel := context.WithTimeout(bctx, time.Minute)
-	defer cancel()
+	t.Cleanup(cancel)
+	return ctx, srv.URL
+}
+
+// TestStudyInBrowser drives the decks page and the review loop in headless
+// Chromium at phone width: htmx swaps, autofocus of the preselected grade,
+// and the keys 1-4, Enter and Space from app.js.
+func TestStudyInBrowser(t *testing.T) {
+	env := newStudyEnv(t)
+	ctx, srvURL := studyBrowser(t, env)
 
 	step := browserStep(t, ctx)
 	until := func(what, cond string) chromedp.Action[chromedp.Void] { return untilSettled(what, cond, 5*time.Second) }
@@ -101,12 +111,12 @@ func TestStudyInBrowser(t *testing.T) {
 	}
 
 	step("subscribe", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile),
-		chromedp.Navigate(srv.URL+"/decks"),
+		chromedp.Navigate(srvURL+"/decks"),
 		chromedp.Click(chromedp.CSS(`#deck-v1-36-sig-node button[type=submit]`)),
 		until("the deck to show as subscribed", `!!document.querySelector('#deck-v1-36-sig-node a[href="/study/v1-36-sig-node"]')`),
 		until("the toggle to keep focus", focused(`#deck-v1-36-sig-node button[type=submit]`)))
 
-	step("answer a question that is gone", chromedp.Navigate(srv.URL+"/study"),
+	step("answer a question that is gone", chromedp.Navigate(srvURL+"/study"),
 		until("the study form", focused(`input[name=choice]`)),
 		chromedp.Evaluate[chromedp.Void](`window.kqSamePage = true`), // gone if the browser loads a new page
 		chromedp.SetValue(chromedp.CSS(`input[name=q]`), "99999"),
@@ -114,7 +124,7 @@ func TestStudyInBrowser(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`form.study-answer button[type=submit]`)),
 		until("the error message in place of the card", `window.kqSamePage && document.querySelector('main .error-page') && document.querySelector('main').textContent.includes('ページが見つかりません')`))
 
-	step("open the study page", chromedp.Navigate(srv.URL+"/study"),
+	step("open the study page", chromedp.Navigate(srvURL+"/study"),
 		chromedp.Evaluate[chromedp.Void](`window.kqErrors = []; window.addEventListener('error', e => kqErrors.push(e.message));
 			document.body.addEventListener('htmx:responseError', e => kqErrors.push('htmx ' + e.detail.xhr.status))`),
 		until("the first choice to have focus", focused(`input[name=choice]`)),
@@ -184,5 +194,89 @@ func TestStudyInBrowser(t *testing.T) {
 	errs, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`window.kqErrors`))
 	if err != nil || len(errs) > 0 {
 		t.Errorf("script errors: %v %v", errs, err)
+	}
+}
+
+// shows waits up to 5 s for a script condition to hold on the page, looking
+// again every 100 ms: unlike a poll inside the page, it carries on across
+// navigations, including those served from the browser's cache.
+func shows(t *testing.T, ctx context.Context, what, cond string) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`!!(`+cond+`)`))
+		if err == nil && ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			at, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`location.href + ': ' + document.body.innerText.slice(0, 300)`))
+			t.Fatalf("waiting for %s: %v; the browser shows %s", what, err, at)
+		}
+	}
+}
+
+// TestStudyWithoutScriptInBrowser answers and grades one card in headless
+// Chromium with JavaScript off, through the plain forms, then goes Back:
+// the browser shows the feedback again, without asking to send a form a
+// second time, and grading it again records nothing more.
+func TestStudyWithoutScriptInBrowser(t *testing.T) {
+	env := newStudyEnv(t)
+	ctx, srvURL := studyBrowser(t, env)
+	step := browserStep(t, ctx)
+	load := func(what, wantPath string, steps ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		resp, err := chromedp.RunResponse(ctx, steps...)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if resp.Status != http.StatusOK {
+			t.Fatalf("%s: status %d at %s", what, resp.Status, resp.URL)
+		}
+		path, err := chromedp.Run(ctx, chromedp.Evaluate[string](`location.pathname`))
+		if err != nil || path != wantPath {
+			t.Fatalf("%s: the browser is at %q (%v), want %q", what, path, err, wantPath)
+		}
+	}
+	has := func(what, sel string) {
+		t.Helper()
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`!!document.querySelector('`+sel+`')`))
+		if err != nil || !ok {
+			t.Fatalf("%s: no %s (%v)", what, sel, err)
+		}
+	}
+
+	step("turn script off", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true})
+		return err
+	}))
+	load("open the deck's study page", "/study/v1-36-sig-node", chromedp.Navigate(srvURL+"/study/v1-36-sig-node"))
+	if htmx, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`typeof htmx !== 'undefined'`)); err != nil || htmx {
+		t.Fatalf("htmx loaded with script off (%v)", err)
+	}
+	load("answer right", "/study/answer",
+		chromedp.Click(chromedp.CSS(`input[name=choice][value="2"]`)),
+		chromedp.Click(chromedp.CSS(`form.study-answer button[type=submit]`)))
+	has("the feedback page", `#study article.feedback.right`)
+	load("grade Good", "/study/v1-36-sig-node", chromedp.Click(chromedp.CSS(`form.study-grade button[name=rating][value="3"]`)))
+	has("the next card", `input[name=sel]`)
+	first := env.card(env.alice, "single")
+	if first.IsNew || first.Card.Reps != 1 {
+		t.Fatalf("after grading Good the card is %+v, want one review", first.Card)
+	}
+
+	// Back may be served from the browser's cache, with no response or load
+	// event to wait for: look at the page until it is the feedback.
+	step("go back", chromedp.Evaluate[chromedp.Void](`history.back()`))
+	shows(t, ctx, "the feedback page again, not a prompt to send the form again",
+		`location.pathname === '/study/answer' && !!document.querySelector('#study article.feedback.right')`)
+	// chromedp's own element lookup loses a page restored from the cache;
+	// the click is dispatched from the page instead (with script off, only
+	// DevTools runs script there).
+	step("grade the same card again", chromedp.Evaluate[chromedp.Void](`document.querySelector('form.study-grade button[name=rating][value="4"]').click()`))
+	// The page tells what was recorded: the first grade, Good, not Easy.
+	shows(t, ctx, "the next card, under the notice of the first grade",
+		`location.pathname === '/study/v1-36-sig-node' && !!document.querySelector('input[name=sel]') &&
+			document.body.textContent.includes('Good で記録しました')`)
+	if again := env.card(env.alice, "single"); again.Card != first.Card {
+		t.Errorf("grading the same presentation again changed the card: %+v, was %+v", again.Card, first.Card)
 	}
 }

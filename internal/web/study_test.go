@@ -353,7 +353,7 @@ func TestStudyLoop(t *testing.T) {
 		!strings.Contains(body, region) || strings.Contains(body, "hx-swap-oob") {
 		t.Errorf("study page: want one empty live region before #study (%s) and no out-of-band swap: %.3000s", region, body)
 	}
-	for _, want := range []string{`action="/study/answer"`, `hx-post="/study/answer"`, `hx-target="#study"`,
+	for _, want := range []string{`<form method="get" action="/study/answer" hx-post="/study/answer" hx-target="#study"`,
 		`name="_csrf" value="` + studyCSRF + `"`, "ImageVolume が GA", `<h1>v1.36 SIG-Node</h1>`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("study page lacks %q", want)
@@ -369,14 +369,21 @@ func TestStudyLoop(t *testing.T) {
 	}
 	checkLabelsAndCSRF(t, "/study/v1-36-sig-node", body)
 
+	// Without script the answer form is sent as a GET, which Back can load
+	// again; a plain POST (a client of its own) gets the same page.
 	fields := hiddenFields(body)
 	fields.Set("choice", "2")
-	rec = cl.post("/study/answer", fields, false)
+	rec = cl.get("/study/answer?"+fields.Encode(), false)
 	body = rec.Body.String()
 	if rec.Code != http.StatusOK || !strings.Contains(body, "<!doctype html>") || !strings.Contains(body, `action="/study/grade"`) {
-		t.Fatalf("plain POST /study/answer = %d, want a whole page: %.500s", rec.Code, body)
+		t.Fatalf("plain GET /study/answer = %d, want a whole page: %.500s", rec.Code, body)
 	}
 	checkLabelsAndCSRF(t, "/study/answer", body)
+	posted := cl.post("/study/answer", fields, false)
+	if pg, gg := hiddenFields(posted.Body.String()), hiddenFields(body); posted.Code != http.StatusOK ||
+		pg.Get("answer") != gg.Get("answer") || pg.Get("p") != gg.Get("p") || pg.Get("answer") == "" {
+		t.Errorf("plain POST /study/answer = %d with grade fields %v, want the GET's %v", posted.Code, pg, gg)
+	}
 	grade := hiddenFields(body)
 	if grade.Get("p") != fields.Get("p") || grade.Get("answer") == "" {
 		t.Fatalf("grade form fields = %v", grade)
@@ -428,8 +435,14 @@ func checkLabelsAndCSRF(t *testing.T, name, body string) {
 			t.Errorf("%s: control outside a label: %s", name, ctl)
 		}
 	}
-	if strings.Count(body, "<form") != strings.Count(body, `name="_csrf"`) {
-		t.Errorf("%s: a form lacks the CSRF field", name)
+	// Every form that posts carries the token; a GET form (the answer form,
+	// which changes nothing) must not put it in the address.
+	formRe := regexp.MustCompile(`(?s)<form\b([^>]*)>(.*?)</form>`)
+	for _, m := range formRe.FindAllStringSubmatch(body, -1) {
+		get := strings.Contains(m[1], `method="get"`)
+		if has := strings.Contains(m[2], `name="_csrf"`); has == get {
+			t.Errorf("%s: form %s: CSRF field %v, want %v", name, m[1], has, !get)
+		}
 	}
 }
 
