@@ -42,6 +42,9 @@ type learner struct {
 	// card is the answer form of the card on screen: the grade's answer
 	// carries the next one, as in the browser. Empty before the first page.
 	card form
+	// csrf is the CSRF token of the learner's pages, sent with htmx
+	// requests.
+	csrf string
 }
 
 func newLearner(base, login, password string, transport http.RoundTripper, seed uint64) *learner {
@@ -80,8 +83,14 @@ func (l *learner) send(ctx context.Context, method, path string, form url.Values
 	if htmx {
 		req.Header.Set("HX-Request", "true")
 		req.Header.Set("HX-Current-URL", l.base+"/study")
+		// htmx sends the page's token in a header; the answer form has
+		// none of its own (it is a GET without script), so the last token
+		// seen in a form stands for the page's.
 		if tok := form.Get("_csrf"); tok != "" {
-			req.Header.Set("X-CSRF-Token", tok)
+			l.csrf = tok
+		}
+		if l.csrf != "" {
+			req.Header.Set("X-CSRF-Token", l.csrf)
 		}
 	}
 	resp, err := l.client.Do(req)
