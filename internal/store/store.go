@@ -71,12 +71,12 @@ const (
 // kubequiz's settings. The driver applies them to every connection.
 func DSN(path string) string { return dsn(path, SyncFull) }
 
-func dsn(path string, sync Sync) string {
+func dsn(path string, mode Sync) string {
 	q := url.Values{}
 	for _, p := range []string{
 		"busy_timeout(5000)",
 		"journal_mode(WAL)",
-		"synchronous(" + string(sync) + ")",
+		"synchronous(" + string(mode) + ")",
 		"foreign_keys(1)",
 	} {
 		q.Add("_pragma", p)

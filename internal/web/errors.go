@@ -45,8 +45,14 @@ func (s *Server) handleError(err error, c echo.Context) {
 		return
 	}
 	var component = views.ErrorFragment(status, msg)
-	if c.Request().Header.Get("HX-Request") != "true" {
+	switch {
+	case c.Request().Header.Get("HX-Request") != "true":
 		component = views.ErrorPage(s.page(c, title), title, status, msg)
+	case c.Request().Header.Get("HX-Target") == "study":
+		// The fragment's alert is read out as it comes in (role=alert is,
+		// unlike an inserted status); the study page's live region is
+		// emptied, so that it no longer holds the last verdict.
+		component = views.StudyFragment(component, "")
 	}
 	if rerr := s.render(c, status, component); rerr != nil {
 		s.log.ErrorContext(c.Request().Context(), "render error page", "err", rerr)

@@ -125,7 +125,7 @@ func (s *Server) answer(c echo.Context) error {
 	}
 	resp := parseResponse(form, card.Question.Question)
 	v := feedback(f, card, resp, s.page(c, "").CSRFToken, now)
-	return s.renderStudy(c, v.Scope, views.StudyAnswered(v), views.VerdictText(v))
+	return s.renderStudy(c, v.Scope, views.StudyAnswered(v), v.Announcement())
 }
 
 // grade records the review of an answered presentation and moves on. The
@@ -167,7 +167,8 @@ func (s *Server) renderNext(c echo.Context, next store.StudyNext, notice string,
 	scope := views.StudyScope{Slug: next.Deck.Slug, Title: next.Deck.Title}
 	csrf := s.page(c, "").CSRFToken
 	if !next.Found {
-		return s.renderStudy(c, scope, views.StudyEmpty(emptyQueue(next, scope, notice, now)), notice)
+		done := emptyQueue(next, scope, notice, now)
+		return s.renderStudy(c, scope, views.StudyEmpty(done), done.Announcement())
 	}
 	v := presentation(next.Card, scope, csrf, newPresentationID(), now)
 	v.Notice = notice

@@ -272,3 +272,29 @@ func TestReturnPath(t *testing.T) {
 		})
 	}
 }
+
+// TestStudyErrorFragment: an error in place of the study area comes as an
+// alert and empties the page's live region, which would otherwise still
+// hold the last verdict; errors for other targets leave it alone.
+func TestStudyErrorFragment(t *testing.T) {
+	env := newStudyEnv(t)
+	for _, tt := range []struct {
+		target    string
+		wantClear bool
+	}{{"study", true}, {"", false}, {"deck-v1-36-sig-node", false}} {
+		req := httptest.NewRequest(http.MethodPost, "/study/answer", strings.NewReader(
+			answerForm(999999, newPresentationID(), url.Values{"choice": {"0"}, csrfFormField: {studyCSRF}}).Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		if tt.target != "" {
+			req.Header.Set("HX-Target", tt.target)
+		}
+		rec := env.alice.send(req, true)
+		body := rec.Body.String()
+		if rec.Code != http.StatusNotFound || !strings.HasPrefix(body, `<section class="error-page" role="alert">`) {
+			t.Errorf("target %q: %d %.300s, want a 404 alert", tt.target, rec.Code, body)
+		}
+		if cleared := strings.HasSuffix(body, `</section>`+studyStatus("")); cleared != tt.wantClear || strings.Contains(body, "hx-swap-oob") != tt.wantClear {
+			t.Errorf("target %q: live region emptied %v, want %v: %.500s", tt.target, cleared, tt.wantClear, body)
+		}
+	}
+}

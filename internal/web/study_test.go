@@ -307,9 +307,14 @@ func TestStudyAnswerEachType(t *testing.T) {
 			if !strings.Contains(body, `<header><strong>`+tt.wantVerdict+"</strong></header>") {
 				t.Errorf("verdict is not %q: %.2000s", tt.wantVerdict, body)
 			}
-			// The page's live region, outside the swapped area, says it.
-			if !strings.HasSuffix(body, `</section>`+studyStatus(tt.wantVerdict)) {
-				t.Errorf("the live region is not told %q: %.2000s", tt.wantVerdict, body)
+			// The page's live region, outside the swapped area, says it (a
+			// flashcard has no verdict: its answer instead).
+			announce := tt.wantVerdict
+			if tt.ext == "flash" {
+				announce = "答え: ソフトな保護。"
+			}
+			if !strings.HasSuffix(body, `</section>`+studyStatus(announce)) {
+				t.Errorf("the live region is not told %q: %.2000s", announce, body)
 			}
 			if got := preselected(t, body); got != tt.wantPressed {
 				t.Errorf("preselected rating %s, want %s", got, tt.wantPressed)
@@ -631,6 +636,16 @@ func TestStudyEmptyQueue(t *testing.T) {
 		if !strings.Contains(body, want) {
 			t.Errorf("empty queue lacks %q: %.800s", want, body)
 		}
+	}
+	// The live region tells the grade, that nothing is left and when the
+	// next card comes; focus goes to the link that looks again, as the
+	// grade buttons that had it are gone.
+	announce := regexp.MustCompile(`</section><p id="study-status" hx-swap-oob="innerHTML">Hard で記録しました。[^<]* 今は学習するカードがありません。次のカード: [^<]*\(あと [^<]*</p>$`)
+	if !announce.MatchString(body) {
+		t.Errorf("the live region is not told the grade and the empty queue: %.1500s", body)
+	}
+	if !strings.Contains(body, `role="button" class="secondary" autofocus>もう一度確認する</a>`) {
+		t.Errorf("the empty queue's link does not take focus: %.1500s", body)
 	}
 }
 
