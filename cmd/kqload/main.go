@@ -4,8 +4,8 @@
 // database file -db, where the learners' accounts are created), signs in
 // -users simulated learners and has them study for -duration, then
 // measures, in the same run, two ceilings of this machine: a bare echo
-// handler and single-row SQLite write transactions with kubequiz's settings
-// (and, for reference, without a sync at every commit).
+// handler and single-row SQLite write transactions with the server's
+// settings (-sync, normal by default, as kubequiz serve).
 //
 //	go run ./cmd/kqload -users 64 -duration 20s
 //
@@ -16,7 +16,8 @@
 //	page           every learner only loads the next-card page, GET /study
 //	echo           the same client pool on a bare echo handler, GET /hello
 //	sqlite         one writer: BEGIN IMMEDIATE; INSERT one row; COMMIT
-//	sqlite-normal  the same with synchronous=NORMAL: no sync at each commit
+//	sqlite-normal  (only when asked for) the same with synchronous=NORMAL,
+//	               a CPU-bound reference beside a server run with -sync full
 //
 // Learners send each request as soon as the last answer arrives, so the
 // server is saturated; -think adds a pause before each study request. The
@@ -82,12 +83,18 @@ type config struct {
 	maxRequests int64
 	think       time.Duration
 	rounds      int
+	sync        store.Sync
 }
 
 // rewarm is the warm-up before each turn of a phase but its first.
 const rewarm = time.Second
 
-var allPhases = []string{"study", "page", "echo", "sqlite", "sqlite-normal"}
+// knownPhases can be asked for with -phases; defaultPhases run without it.
+// sqlite-normal is a reference for a server run with -sync full.
+var (
+	knownPhases   = []string{"study", "page", "echo", "sqlite", "sqlite-normal"}
+	defaultPhases = knownPhases[:4]
+)
 
 // Daily limits given to the learners: high enough never to hold back a run.
 const (
@@ -108,7 +115,9 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.dbPath, "db", "", "with -url: that server's database file, where the learners' accounts are created (the write ceilings run on files beside it)")
 	fs.Uint64Var(&c.seed, "seed", 1, "seed of the learners' answers and grades")
 	fs.IntVar(&c.copies, "copies", 3, "extra copies of the bundled decks, so that learners do not run out of new cards")
-	fs.StringVar(&phases, "phases", strings.Join(allPhases, ","), "phases to run, in this order")
+	fs.StringVar(&phases, "phases", strings.Join(defaultPhases, ","), "phases to run, in this order (known: "+strings.Join(knownPhases, ",")+")")
+	var sync string
+	fs.StringVar(&sync, "sync", "normal", "the in-process server's synchronous setting, which the sqlite phase measures too: normal or full (kubequiz serve -sync)")
 	fs.BoolVar(&c.json, "json", false, "print the results as JSON")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of one phase's first turn (server and generator) to this file")
 	fs.StringVar(&c.memProfile, "memprofile", "", "write the allocations of one phase's first turn to this file (and those before it to FILE.base, for go tool pprof -diff_base)")
@@ -140,13 +149,17 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 		return c, fmt.Errorf("-max-steps %d: want at least 1", c.maxRequests)
 	}
 	for _, p := range strings.Split(phases, ",") {
-		if !slices.Contains(allPhases, p) {
-			return c, fmt.Errorf("-phases: unknown phase %q (known: %s)", p, strings.Join(allPhases, ","))
+		if !slices.Contains(knownPhases, p) {
+			return c, fmt.Errorf("-phases: unknown phase %q (known: %s)", p, strings.Join(knownPhases, ","))
 		}
 		if slices.Contains(c.phases, p) {
 			return c, fmt.Errorf("-phases: %q twice (-rounds repeats the phases)", p)
 		}
 		c.phases = append(c.phases, p)
+	}
+	var err error
+	if c.sync, err = store.ParseSync(sync); err != nil {
+		return c, fmt.Errorf("-sync: %w", err)
 	}
 	if c.url != "" {
 		if err := checkLoopback(c.url); err != nil {
@@ -182,6 +195,7 @@ type report struct {
 	Duration    string `json:"duration"`
 	Warmup      string `json:"warmup"`
 	Rounds      int    `json:"rounds"`
+	Sync        string `json:"sync"` // the in-process server's and the sqlite phase's
 	CPUs        int    `json:"cpus"`
 	GoMaxProcs  int    `json:"gomaxprocs"`
 	Target      string `json:"target"`
@@ -229,7 +243,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 	rep := report{
 		Date: time.Now().Format(time.RFC3339), Users: cfg.users, Think: cfg.think.String(), LoadAverage: loadAverage(),
-		Duration: cfg.duration.String(), Warmup: cfg.warmup.String(), Rounds: cfg.rounds,
+		Duration: cfg.duration.String(), Warmup: cfg.warmup.String(), Rounds: cfg.rounds, Sync: string(cfg.sync),
 		CPUs: runtime.NumCPU(), GoMaxProcs: runtime.GOMAXPROCS(0),
 	}
 	transport := &http.Transport{
@@ -342,7 +356,7 @@ func setUp(ctx context.Context, cfg config, dir string, transport http.RoundTrip
 		learners[i] = newLearner(base, login, "study load passphrase "+login, transport, cfg.seed+uint64(i))
 	}
 	if cfg.url == "" {
-		p, err := startInProcess(ctx, dir, cfg.copies, discardLogger())
+		p, err := startInProcess(ctx, dir, cfg.copies, cfg.sync, discardLogger())
 		if err != nil {
 			return "", nil, stop, 0, err
 		}
@@ -441,7 +455,7 @@ func runPhase(ctx context.Context, cfg config, name string, ls []*learner, trans
 			func(ctx context.Context, w int, rec *recorder) error { return clients[w].hello(ctx, rec) },
 			opHello), nil
 	case "sqlite":
-		return sqliteCeiling(ctx, cfg, filepath.Join(dir, "ceiling.db"), store.SyncFull, warmup, d)
+		return sqliteCeiling(ctx, cfg, filepath.Join(dir, "ceiling.db"), cfg.sync, warmup, d)
 	case "sqlite-normal":
 		return sqliteCeiling(ctx, cfg, filepath.Join(dir, "ceiling-normal.db"), store.SyncNormal, warmup, d)
 	}
@@ -589,8 +603,8 @@ func printReport(w io.Writer, r report) {
 		return slices.ContainsFunc(r.Phases, func(p phaseResult) bool { return p.Name == name })
 	}
 	if has("study") && has("sqlite") {
-		fmt.Fprintf(w, "reviews/s ÷ SQLite write ceiling  %.3f  (goal ≥ %.2f, aim %.2f): %s\n",
-			r.Ratios.GradeToSQLite, goalGradeToSQLite, targetGradeToSQLite, verdict(r.Ratios.GradeToSQLite >= goalGradeToSQLite))
+		fmt.Fprintf(w, "reviews/s ÷ SQLite write ceiling  %.3f  (synchronous=%s; goal ≥ %.2f, aim %.2f): %s\n",
+			r.Ratios.GradeToSQLite, r.Sync, goalGradeToSQLite, targetGradeToSQLite, verdict(r.Ratios.GradeToSQLite >= goalGradeToSQLite))
 	}
 	if has("study") && has("sqlite-normal") {
 		// The server shares one sync among a batch of reviews, while the

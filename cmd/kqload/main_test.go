@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"kubequiz/internal/store"
 )
 
 // TestRun runs every phase briefly against an in-process server: learners
@@ -20,7 +22,8 @@ func TestRun(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	var out, errOut bytes.Buffer
-	err := run(ctx, []string{"-users", "3", "-duration", "400ms", "-rounds", "2", "-warmup", "100ms", "-copies", "1", "-json"}, &out, &errOut)
+	err := run(ctx, []string{"-users", "3", "-duration", "400ms", "-rounds", "2", "-warmup", "100ms", "-copies", "1", "-json",
+		"-sync", "full", "-phases", strings.Join(knownPhases, ",")}, &out, &errOut)
 	if err != nil {
 		t.Fatalf("run: %v\nstderr:\n%s\nstdout:\n%s", err, errOut.String(), out.String())
 	}
@@ -28,7 +31,7 @@ func TestRun(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
 		t.Fatalf("report: %v\n%s", err, out.String())
 	}
-	if rep.Users != 3 || rep.Decks != 8 || rep.Errors != 0 || rep.Rounds != 2 {
+	if rep.Users != 3 || rep.Decks != 8 || rep.Errors != 0 || rep.Rounds != 2 || rep.Sync != "FULL" {
 		t.Errorf("users %d, decks %d, errors %d, rounds %d; want 3, 8, 0, 2", rep.Users, rep.Decks, rep.Errors, rep.Rounds)
 	}
 	// Both turns of each phase count: about 400ms measured in all.
@@ -65,6 +68,7 @@ func TestParseConfig(t *testing.T) {
 		{"db without url", []string{"-db", "x.db"}, "go together"},
 		{"url without db", []string{"-url", "http://127.0.0.1:8080"}, "go together"},
 		{"unknown phase", []string{"-phases", "study,nap"}, "unknown phase"},
+		{"unknown sync", []string{"-sync", "off"}, "want normal or full"},
 		{"phase twice", []string{"-phases", "echo,echo"}, "twice"},
 		{"no users", []string{"-users", "0"}, "want 1 to 1000"},
 		{"no rounds", []string{"-rounds", "0"}, "want 1 to 100"},
@@ -77,7 +81,7 @@ func TestParseConfig(t *testing.T) {
 				if err != nil {
 					t.Fatalf("parseConfig: %v", err)
 				}
-				if c.users != 64 || c.duration != 20*time.Second || !slices.Equal(c.phases, allPhases) {
+				if c.users != 64 || c.duration != 20*time.Second || !slices.Equal(c.phases, defaultPhases) || c.sync != store.SyncNormal {
 					t.Errorf("config %+v; want 64 users, 20s, every phase", c)
 				}
 				return

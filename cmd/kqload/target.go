@@ -65,8 +65,8 @@ type inProcess struct {
 	srv *web.Server
 }
 
-func startInProcess(ctx context.Context, dir string, copies int, log *slog.Logger) (*inProcess, error) {
-	db, err := store.Open(ctx, filepath.Join(dir, "kubequiz.db"))
+func startInProcess(ctx context.Context, dir string, copies int, sync store.Sync, log *slog.Logger) (*inProcess, error) {
+	db, err := store.OpenSync(ctx, filepath.Join(dir, "kubequiz.db"), sync)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,8 @@ import (
 	"net"
 	"strconv"
 	"strings"
+
+	"kubequiz/internal/store"
 )
 
 // Config is the server's configuration: flags, with environment variables as
@@ -18,6 +20,7 @@ type Config struct {
 	SecureCookies  bool
 	LogFormat      string
 	TrustedProxies []*net.IPNet
+	Sync           store.Sync
 }
 
 // setting describes one configuration value for flags, environment and docs.
@@ -31,6 +34,7 @@ var (
 	settingSecure    = setting{"secure-cookies", "KUBEQUIZ_SECURE_COOKIES", "false", "mark cookies Secure and send HSTS (behind a TLS proxy)"}
 	settingLogFormat = setting{"log-format", "KUBEQUIZ_LOG_FORMAT", "text", "log format: text or json"}
 	settingProxy     = setting{"trusted-proxy", "KUBEQUIZ_TRUSTED_PROXY", "", "CIDR[,CIDR]: reverse proxies whose X-Forwarded-For gives the client address"}
+	settingSync      = setting{"sync", "KUBEQUIZ_SYNC", "normal", "when commits reach the disk: normal (at checkpoints; a power loss may drop the last reviews) or full (every commit waits for the disk)"}
 )
 
 // newFlagSet returns a flag set that reports errors instead of exiting.
@@ -78,12 +82,13 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 
 func serveConfig(args []string, getenv func(string) string, stderr io.Writer) (Config, error) {
 	var c Config
-	var proxies string
+	var proxies, sync string
 	fs := newFlagSet("serve", stderr)
 	stringVar(fs, &c.Addr, settingAddr, getenv)
 	stringVar(fs, &c.DB, settingDB, getenv)
 	stringVar(fs, &c.LogFormat, settingLogFormat, getenv)
 	stringVar(fs, &proxies, settingProxy, getenv)
+	stringVar(fs, &sync, settingSync, getenv)
 	if err := boolVar(fs, &c.SecureCookies, settingSecure, getenv); err != nil {
 		return c, usageError{err.Error()}
 	}
@@ -96,6 +101,9 @@ func serveConfig(args []string, getenv func(string) string, stderr io.Writer) (C
 	var err error
 	if c.TrustedProxies, err = parseCIDRs(proxies); err != nil {
 		return c, usageError{fmt.Sprintf("-trusted-proxy: %v", err)}
+	}
+	if c.Sync, err = store.ParseSync(sync); err != nil {
+		return c, usageError{fmt.Sprintf("-sync: %v", err)}
 	}
 	return c, nil
 }

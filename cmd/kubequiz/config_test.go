@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"kubequiz/internal/store"
 )
 
 func TestTrustedProxyConfig(t *testing.T) {
@@ -41,6 +43,37 @@ func TestTrustedProxyConfig(t *testing.T) {
 			}
 			if strings.Join(got, ",") != strings.Join(tt.want, ",") {
 				t.Errorf("trusted proxies = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestSyncConfig(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		env     func(string) string
+		want    store.Sync
+		wantErr bool
+	}{
+		{"default", []string{}, env(), store.SyncNormal, false},
+		{"flag", []string{"-sync", "full"}, env(), store.SyncFull, false},
+		{"environment", []string{}, env("KUBEQUIZ_SYNC", "FULL"), store.SyncFull, false},
+		{"flag over environment", []string{"-sync", "normal"}, env("KUBEQUIZ_SYNC", "full"), store.SyncNormal, false},
+		{"off is refused", []string{"-sync", "off"}, env(), "", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := serveConfig(tt.args, tt.env, io.Discard)
+			var ue usageError
+			if tt.wantErr {
+				if !errors.As(err, &ue) || !strings.Contains(err.Error(), "-sync") {
+					t.Fatalf("err = %v, want a usage error about -sync", err)
+				}
+				return
+			}
+			if err != nil || c.Sync != tt.want {
+				t.Errorf("sync = %q (%v), want %q", c.Sync, err, tt.want)
 			}
 		})
 	}

@@ -35,7 +35,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	log := newLogger(cfg.LogFormat, stderr)
 
-	db, err := store.Open(ctx, cfg.DB)
+	db, err := store.OpenSync(ctx, cfg.DB, cfg.Sync)
 	if err != nil {
 		return err
 	}

@@ -16,6 +16,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -55,21 +56,32 @@ const readConns = 4
 type Sync string
 
 const (
-	// SyncFull, kubequiz's setting, syncs the write-ahead log at every
-	// commit: a committed transaction, such as an acknowledged review,
-	// survives a power loss or an operating-system crash. The review writer
-	// commits many reviews at once under load (reviews.go), so the sync is
-	// paid per batch, not per review.
-	SyncFull Sync = "FULL"
-	// SyncNormal syncs the log only around checkpoints: commits survive a
-	// crash of the process, but the last ones may be lost at a power loss.
-	// It is kept for measuring what the sync costs (cmd/kqload).
+	// SyncNormal, the default, syncs the write-ahead log only around
+	// checkpoints: the file stays consistent through any crash, and a
+	// committed transaction survives a crash of the process, but the last
+	// commits before a power loss or an operating-system crash may be lost.
 	SyncNormal Sync = "NORMAL"
+	// SyncFull syncs the log at every commit, so that an acknowledged
+	// review survives a power loss too; each commit then waits for the
+	// disk. The review writer commits the reviews that arrive together at
+	// once (reviews.go), so under load the sync is paid per batch.
+	SyncFull Sync = "FULL"
 )
 
+// ParseSync reads a synchronous setting as an operator writes it: normal
+// or full, in any case.
+func ParseSync(s string) (Sync, error) {
+	switch v := Sync(strings.ToUpper(s)); v {
+	case SyncNormal, SyncFull:
+		return v, nil
+	}
+	return "", fmt.Errorf("synchronous setting %q: want normal or full", s)
+}
+
 // DSN returns the modernc.org/sqlite data source name for path, with
-// kubequiz's settings. The driver applies them to every connection.
-func DSN(path string) string { return dsn(path, SyncFull) }
+// kubequiz's default settings. The driver applies them to every
+// connection.
+func DSN(path string) string { return dsn(path, SyncNormal) }
 
 func dsn(path string, mode Sync) string {
 	q := url.Values{}
@@ -86,8 +98,16 @@ func dsn(path string, mode Sync) string {
 }
 
 // Open opens (creating if needed) the database at path, creating its folder,
-// and brings the schema up to date.
+// and brings the schema up to date, with the default synchronous setting.
 func Open(ctx context.Context, path string) (*DB, error) {
+	return OpenSync(ctx, path, SyncNormal)
+}
+
+// OpenSync is Open with the synchronous setting mode.
+func OpenSync(ctx context.Context, path string, mode Sync) (*DB, error) {
+	if mode != SyncNormal && mode != SyncFull {
+		return nil, fmt.Errorf("store: open %s: synchronous setting %q", path, mode)
+	}
 	if path == "" {
 		return nil, errors.New("store: empty database path")
 	}
@@ -96,7 +116,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 			return nil, fmt.Errorf("store: create database folder: %w", err)
 		}
 	}
-	write, err := sql.Open("sqlite", DSN(path))
+	write, err := sql.Open("sqlite", dsn(path, mode))
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
@@ -112,7 +132,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		write.Close()
 		return nil, err
 	}
-	read, err := sql.Open("sqlite", DSN(path))
+	read, err := sql.Open("sqlite", dsn(path, mode))
 	if err != nil {
 		write.Close()
 		return nil, fmt.Errorf("store: open %s for reading: %w", path, err)

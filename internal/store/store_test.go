@@ -39,7 +39,7 @@ func TestPragmas(t *testing.T) {
 		"journal_mode": "wal",
 		"busy_timeout": "5000",
 		"foreign_keys": "1",
-		"synchronous":  "2", // FULL: every commit is synced
+		"synchronous":  "1", // NORMAL, the default
 	}
 	for name, pool := range map[string]*sql.DB{"write": db.write, "read": db.read} {
 		for pragma, w := range want {
@@ -52,8 +52,23 @@ func TestPragmas(t *testing.T) {
 			}
 		}
 	}
+	// An operator may ask for a sync at every commit instead.
+	full, err := OpenSync(ctx, filepath.Join(t.TempDir(), "full.db"), SyncFull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer full.Close()
+	for name, pool := range map[string]*sql.DB{"write": full.write, "read": full.read} {
+		var got string
+		if err := pool.QueryRowContext(ctx, "PRAGMA synchronous").Scan(&got); err != nil || got != "2" {
+			t.Errorf("OpenSync(FULL), %s pool: PRAGMA synchronous = %q (%v), want 2", name, got, err)
+		}
+	}
+	if _, err := OpenSync(ctx, filepath.Join(t.TempDir(), "off.db"), "OFF"); err == nil {
+		t.Error("OpenSync with synchronous OFF: no error")
+	}
 	// Foreign keys are enforced, not just reported.
-	_, err := db.write.ExecContext(ctx, `INSERT INTO questions (deck_id, ext_id, position, type, prompt, payload, explanation,
+	_, err = db.write.ExecContext(ctx, `INSERT INTO questions (deck_id, ext_id, position, type, prompt, payload, explanation,
 		origin, status, content_hash, created_at, updated_at) VALUES (999, 'x', 0, 'typed', 'p', '{}', 'e', 'yaml', 'draft', 'h', 0, 0)`)
 	if err == nil || !strings.Contains(err.Error(), "FOREIGN KEY") {
 		t.Errorf("insert with a missing deck: err = %v, want a FOREIGN KEY error", err)
@@ -164,5 +179,18 @@ func TestPing(t *testing.T) {
 	db := newTestDB(t)
 	if err := db.Ping(context.Background()); err != nil {
 		t.Fatalf("Ping: %v", err)
+	}
+}
+
+func TestParseSync(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want Sync
+		ok   bool
+	}{{"normal", SyncNormal, true}, {"FULL", SyncFull, true}, {"Full", SyncFull, true}, {"off", "", false}, {"", "", false}} {
+		got, err := ParseSync(tt.in)
+		if got != tt.want || (err == nil) != tt.ok {
+			t.Errorf("ParseSync(%q) = %q, %v; want %q, ok %v", tt.in, got, err, tt.want, tt.ok)
+		}
 	}
 }
