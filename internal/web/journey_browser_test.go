@@ -134,14 +134,7 @@ func TestLearnerJourneyInBrowser(t *testing.T) {
 	// and checks its status and path.
 	load := func(what, wantPath string, steps ...chromedp.Action[chromedp.Void]) {
 		t.Helper()
-		resp, err := chromedp.RunResponse(ctx, steps...)
-		if err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-		if resp.Status != http.StatusOK {
-			t.Fatalf("%s: status %d at %s", what, resp.Status, resp.URL)
-		}
-		if got := journeyEval[string](t, ctx, `location.pathname + location.search`); got != wantPath {
+		if got := loadPage(t, ctx, what, steps...); got != wantPath {
 			t.Fatalf("%s: the browser is at %q, want %q", what, got, wantPath)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
@@ -197,6 +198,24 @@ func TestStudyInBrowser(t *testing.T) {
 	}
 }
 
+// loadPage runs actions that make the browser load a page, waits for its
+// response, checks that it is a 200 and returns its path and query.
+func loadPage(t *testing.T, ctx context.Context, what string, steps ...chromedp.Action[chromedp.Void]) string {
+	t.Helper()
+	resp, err := chromedp.RunResponse(ctx, steps...)
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	if resp.Status != http.StatusOK {
+		t.Fatalf("%s: status %d at %s", what, resp.Status, resp.URL)
+	}
+	at, err := chromedp.Run(ctx, chromedp.Evaluate[string](`location.pathname + location.search`))
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	return at
+}
+
 // shows waits up to 5 s for a script condition to hold on the page, looking
 // again every 100 ms: unlike a poll inside the page, it carries on across
 // navigations, including those served from the browser's cache.
@@ -222,18 +241,11 @@ func TestStudyWithoutScriptInBrowser(t *testing.T) {
 	env := newStudyEnv(t)
 	ctx, srvURL := studyBrowser(t, env)
 	step := browserStep(t, ctx)
+	// load checks the path only: the answer page's address holds the form.
 	load := func(what, wantPath string, steps ...chromedp.Action[chromedp.Void]) {
 		t.Helper()
-		resp, err := chromedp.RunResponse(ctx, steps...)
-		if err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-		if resp.Status != http.StatusOK {
-			t.Fatalf("%s: status %d at %s", what, resp.Status, resp.URL)
-		}
-		path, err := chromedp.Run(ctx, chromedp.Evaluate[string](`location.pathname`))
-		if err != nil || path != wantPath {
-			t.Fatalf("%s: the browser is at %q (%v), want %q", what, path, err, wantPath)
+		if got, _, _ := strings.Cut(loadPage(t, ctx, what, steps...), "?"); got != wantPath {
+			t.Fatalf("%s: the browser is at %q, want %q", what, got, wantPath)
 		}
 	}
 	has := func(what, sel string) {
