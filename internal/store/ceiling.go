@@ -9,9 +9,10 @@ import (
 
 // WriteProbe measures the write ceiling that kubequiz's own writes work
 // under: single-row write transactions on a database file opened with the
-// same DSN and the same single writer connection as DB (SyncFull), or with
-// SyncNormal to see what the sync at every commit costs. The load benchmark
-// (cmd/kqload) compares the review rate with both.
+// same settings and the same single writer connection as DB, with the
+// synchronous setting the server runs with (or SyncNormal beside SyncFull,
+// to see what the sync at every commit costs). The load benchmark
+// (cmd/kqload) compares the review rate with it.
 type WriteProbe struct {
 	db   *sql.DB
 	stmt *sql.Stmt
@@ -22,7 +23,7 @@ type WriteProbe struct {
 // not hold a kubequiz database: the probe writes rows into it, with the
 // synchronous setting sync.
 func OpenWriteProbe(ctx context.Context, path string, sync Sync) (*WriteProbe, error) {
-	if sync != SyncFull && sync != SyncNormal {
+	if !sync.valid() {
 		return nil, fmt.Errorf("store: write probe %s: synchronous setting %q", path, sync)
 	}
 	db, err := sql.Open("sqlite", dsn(path, sync))

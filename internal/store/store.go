@@ -68,11 +68,13 @@ const (
 	SyncFull Sync = "FULL"
 )
 
+// valid reports whether s is one of the settings above.
+func (s Sync) valid() bool { return s == SyncNormal || s == SyncFull }
+
 // ParseSync reads a synchronous setting as an operator writes it: normal
 // or full, in any case.
 func ParseSync(s string) (Sync, error) {
-	switch v := Sync(strings.ToUpper(s)); v {
-	case SyncNormal, SyncFull:
+	if v := Sync(strings.ToUpper(s)); v.valid() {
 		return v, nil
 	}
 	return "", fmt.Errorf("synchronous setting %q: want normal or full", s)
@@ -105,7 +107,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 
 // OpenSync is Open with the synchronous setting mode.
 func OpenSync(ctx context.Context, path string, mode Sync) (*DB, error) {
-	if mode != SyncNormal && mode != SyncFull {
+	if !mode.valid() {
 		return nil, fmt.Errorf("store: open %s: synchronous setting %q", path, mode)
 	}
 	if path == "" {
