@@ -23,10 +23,15 @@ import (
 	"kubequiz/internal/fsrs"
 	"kubequiz/internal/quiz"
 	"kubequiz/internal/store"
+	"kubequiz/views"
 )
 
 // journeyDeck is the deck of internal/bank/testdata/good/all-types.yaml.
 const journeyDeck = "v1-36-sig-node"
+
+// journeyNoticeJS reads what a grade reported: the notice above the next
+// card, then the live region's words.
+const journeyNoticeJS = `(document.querySelector('#study > p.muted') || {textContent: ''}).textContent + ' | ' + document.getElementById('` + views.StudyStatusID + `').textContent`
 
 // TestLearnerJourneyInBrowser follows a new learner through the real server
 // in headless Chromium at phone size: sign up, subscribe to a deck, answer
@@ -202,7 +207,7 @@ func TestLearnerJourneyInBrowser(t *testing.T) {
 	journeyCheckFeedback(t, ctx, first.q, true)
 	step("grade Good with key 3", chromedp.KeyEvent("3"),
 		until("the next card", `(() => { const q = document.querySelector('#study form.study-answer input[name=q]'); return !!q && q.value !== `+jsString(strconv.FormatInt(first.id, 10))+` })()`))
-	if notice := journeyEval[string](t, ctx, `(document.querySelector('#study > p.muted') || {textContent: ''}).textContent + ' | ' + document.getElementById('study-status').textContent`); strings.Count(notice, "Good で記録しました") != 2 {
+	if notice := journeyEval[string](t, ctx, journeyNoticeJS); strings.Count(notice, "Good で記録しました") != 2 {
 		t.Errorf("after key 3 the notice and the live region say %q, want Good recorded in both", notice)
 	}
 	if c := journeyCard(t, ts, user.ID, first.id); c.IsNew || c.Card.Reps != 1 || c.Card.State != fsrs.Learning || c.Card.Due.Sub(c.Card.LastReview) != 10*time.Minute {
@@ -221,7 +226,7 @@ func TestLearnerJourneyInBrowser(t *testing.T) {
 	journeyCheckFeedback(t, ctx, second.q, false)
 	step("grade Again with key 1", chromedp.KeyEvent("1"),
 		until("the next card", `(() => { const q = document.querySelector('#study form.study-answer input[name=q]'); return !!q && q.value !== `+jsString(strconv.FormatInt(second.id, 10))+` })()`))
-	if notice := journeyEval[string](t, ctx, `(document.querySelector('#study > p.muted') || {textContent: ''}).textContent + ' | ' + document.getElementById('study-status').textContent`); strings.Count(notice, "Again で記録しました") != 2 {
+	if notice := journeyEval[string](t, ctx, journeyNoticeJS); strings.Count(notice, "Again で記録しました") != 2 {
 		t.Errorf("after key 1 the notice and the live region say %q, want Again recorded in both", notice)
 	}
 	if c := journeyCard(t, ts, user.ID, second.id); c.IsNew || c.Card.Reps != 1 || c.Card.State != fsrs.Learning || c.Card.Due.Sub(c.Card.LastReview) != time.Minute {

@@ -16,6 +16,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"kubequiz/internal/fsrs"
+	"kubequiz/views"
 )
 
 // chromium returns the browser to drive. Without one the test is skipped,
@@ -107,7 +108,7 @@ func TestStudyInBrowser(t *testing.T) {
 	// The live region stays the node it was when the page loaded (a new
 	// one is often not read out), hidden from sight, and says text.
 	announces := func(text string) string {
-		return `document.getElementById('study-status') === window.kqStatus && kqStatus.getAttribute('role') === 'status' &&
+		return `document.getElementById('` + views.StudyStatusID + `') === window.kqStatus && kqStatus.getAttribute('role') === 'status' &&
 			kqStatus.offsetWidth <= 1 && kqStatus.textContent.startsWith('` + text + `')`
 	}
 
@@ -129,7 +130,7 @@ func TestStudyInBrowser(t *testing.T) {
 		chromedp.Evaluate[chromedp.Void](`window.kqErrors = []; window.addEventListener('error', e => kqErrors.push(e.message));
 			document.body.addEventListener('htmx:responseError', e => kqErrors.push('htmx ' + e.detail.xhr.status))`),
 		until("the first choice to have focus", focused(`input[name=choice]`)),
-		chromedp.Evaluate[chromedp.Void](`window.kqStatus = document.getElementById('study-status')`))
+		chromedp.Evaluate[chromedp.Void](`window.kqStatus = document.getElementById('`+views.StudyStatusID+`')`))
 	// Enter before any choice asks for one and sends nothing.
 	step("Enter without a choice", chromedp.KeyEvent("\r"), chromedp.Sleep(300*time.Millisecond),
 		until("the answer form, still unanswered", `!!document.querySelector('#study form.study-answer') && !document.querySelector('#study form.study-grade')`))
