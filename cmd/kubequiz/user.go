@@ -46,6 +46,10 @@ func userCmd(ctx context.Context, args []string, getenv func(string) string, std
 	var dbPath, name string
 	var admin bool
 	fs := newFlagSet("user "+sub, stderr)
+	fs.Usage = func() { // -h: how the password is given, then the flags
+		io.WriteString(stderr, userUsage+"\n\nflags of user "+sub+":\n")
+		fs.PrintDefaults()
+	}
 	stringVar(fs, &dbPath, settingDB, getenv)
 	if sub == "add" {
 		fs.BoolVar(&admin, "admin", false, "give the account the admin role")

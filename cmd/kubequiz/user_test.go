@@ -102,6 +102,15 @@ func TestUserAdd(t *testing.T) {
 		})
 	}
 
+	// -h tells how the password is given, beside the flags.
+	for _, sub := range []string{"add", "passwd"} {
+		var errOut bytes.Buffer
+		err := run(ctx, []string{"user", sub, "-h"}, getenv, nil, io.Discard, &errOut)
+		if err == nil || !strings.Contains(errOut.String(), "standard input") || !strings.Contains(errOut.String(), "-db") {
+			t.Errorf("user %s -h = %v, stderr %q: want the password's usage and the flags", sub, err, errOut.String())
+		}
+	}
+
 	db, err := store.Open(ctx, dbPath)
 	if err != nil {
 		t.Fatal(err)
