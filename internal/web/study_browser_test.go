@@ -43,6 +43,21 @@ func chromium(t *testing.T) string {
 // under way.
 const htmxSettled = `!document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling')`
 
+// fitsScreen holds in a page that needs no sideways scrolling and whose
+// header links and menu each keep their text on one line (the menu its
+// marker too). A mobile browser
+// widens its layout to fit content that overflows, so the widths are
+// compared with the screen's.
+const fitsScreen = `document.documentElement.scrollWidth <= screen.width && window.innerWidth <= screen.width &&
+	[...document.querySelectorAll('header nav a, header nav summary')].every(e => {
+		const tops = [], texts = document.createTreeWalker(e, NodeFilter.SHOW_TEXT);
+		for (let n; (n = texts.nextNode());) {
+			const r = document.createRange(); r.selectNodeContents(n);
+			for (const b of r.getClientRects()) tops.push(b.top);
+		}
+		return tops.length === 0 || Math.max(...tops) - Math.min(...tops) < 8 }) &&
+	[...document.querySelectorAll('header nav summary')].every(e => e.scrollHeight <= e.clientHeight + 1)`
+
 // browserStep returns a function that runs actions in ctx and stops the
 // test, naming the step, when one fails.
 func browserStep(t *testing.T, ctx context.Context) func(what string, steps ...chromedp.Action[chromedp.Void]) {
@@ -139,7 +154,7 @@ func TestStudyInBrowser(t *testing.T) {
 	step("answer right with Enter", chromedp.Click(chromedp.CSS(`input[name=choice][value="2"]`)), chromedp.KeyEvent("\r"),
 		until("Good to have focus", focused(`button[name=rating][value="3"][data-preselected]`)),
 		until("the verdict to be announced", announces("正解")))
-	step("fit a phone screen", until("no sideways scrolling at 390px", `document.documentElement.scrollWidth <= window.innerWidth`))
+	step("fit a phone screen", until("no sideways scrolling at 390px", fitsScreen))
 	// While htmx is busy with a swap (here: told so by the event it sends
 	// when a request starts), Enter on the focused grade button must not
 	// post the form as a plain page.
@@ -291,5 +306,30 @@ func TestStudyWithoutScriptInBrowser(t *testing.T) {
 			document.body.textContent.includes('Good で記録しました')`)
 	if again := env.card(env.alice, "single"); again.Card != first.Card {
 		t.Errorf("grading the same presentation again changed the card: %+v, was %+v", again.Card, first.Card)
+	}
+}
+
+// TestHeaderFitsPhoneInBrowser shows the decks page at phone width to
+// learners with long display names: the header must neither widen the
+// page nor break its links over lines.
+func TestHeaderFitsPhoneInBrowser(t *testing.T) {
+	env := newStudyEnv(t)
+	ctx, srvURL := studyBrowser(t, env)
+	browserStep(t, ctx)("phone screen", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile))
+	tests := []struct{ what, name string }{
+		{"short", "alice"},
+		{"50 ASCII letters, no place to break", strings.Repeat("Aleksandrovna", 3) + "Ivanovskaya"},
+		{"50 Japanese characters, the longest allowed", strings.Repeat("長い表示名", 10)},
+		{"a name with a team", "山田太郎（インフラチーム）"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.what, func(t *testing.T) {
+			if err := env.ts.db.SetDisplayName(context.Background(), env.alice.user.ID, tt.name); err != nil {
+				t.Fatal(err)
+			}
+			browserStep(t, ctx)("the decks page", chromedp.Navigate(srvURL+"/decks"),
+				untilSettled("the header to show the name", `document.querySelector('header nav summary').textContent.trim() === `+jsString(tt.name), 5*time.Second),
+				untilSettled("the page to fit a 390px screen", fitsScreen, 5*time.Second))
+		})
 	}
 }
