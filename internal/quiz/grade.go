@@ -57,7 +57,13 @@ func ParseCloze(prompt string) ([]Gap, error) {
 
 // ClozeText returns the cloze prompt with every gap blanked out.
 func ClozeText(prompt string) string {
-	var b strings.Builder
+	return strings.Join(ClozeParts(prompt), ClozeBlank)
+}
+
+// ClozeParts splits a cloze prompt around its gaps: the text before the
+// first gap, between gaps, and after the last, one more part than gaps.
+func ClozeParts(prompt string) []string {
+	var parts []string
 	rest := prompt
 	for {
 		i := strings.Index(rest, "{{")
@@ -68,12 +74,10 @@ func ClozeText(prompt string) string {
 		if j < 0 {
 			break
 		}
-		b.WriteString(rest[:i])
-		b.WriteString(ClozeBlank)
+		parts = append(parts, rest[:i])
 		rest = rest[i+j+2:]
 	}
-	b.WriteString(rest)
-	return b.String()
+	return append(parts, rest)
 }
 
 // ClozeFilled returns the cloze prompt with every gap filled by its canonical answer.

@@ -2,6 +2,7 @@ package quiz
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -110,6 +111,19 @@ func TestParseCloze(t *testing.T) {
 	}
 	if got, want := ClozeText("{{ImageVolume|x}} は {{1.36}} で GA"), "____ は ____ で GA"; got != want {
 		t.Errorf("ClozeText = %q, want %q", got, want)
+	}
+	for _, tt := range []struct {
+		prompt string
+		want   []string
+	}{
+		{"{{ImageVolume|x}} は {{1.36}} で GA", []string{"", " は ", " で GA"}},
+		{"no gap", []string{"no gap"}},
+		{"a {{b}}", []string{"a ", ""}},
+		{"a {{b", []string{"a {{b"}},
+	} {
+		if got := ClozeParts(tt.prompt); !slices.Equal(got, tt.want) {
+			t.Errorf("ClozeParts(%q) = %q, want %q", tt.prompt, got, tt.want)
+		}
 	}
 	if got, want := ClozeFilled("{{ImageVolume|x}} は {{1.36}} で GA"), "ImageVolume は 1.36 で GA"; got != want {
 		t.Errorf("ClozeFilled = %q, want %q", got, want)

@@ -332,7 +332,12 @@ func journeyShown(t *testing.T, ctx context.Context, questions map[int64]quiz.Qu
 	}
 	prompt := q.Prompt
 	if q.Type == quiz.Cloze {
-		prompt = quiz.ClozeText(prompt)
+		// The blanks, each followed by its name for screen readers.
+		parts := quiz.ClozeParts(prompt)
+		prompt = parts[0]
+		for i, part := range parts[1:] {
+			prompt += quiz.ClozeBlank + views.ClozeGapName(i+1, len(parts)-1) + part
+		}
 	}
 	shown := journeyEval[string](t, ctx, `document.getElementById('prompt').innerText`)
 	if strings.TrimSpace(shown) != strings.TrimSpace(prompt) {

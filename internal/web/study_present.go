@@ -298,8 +298,7 @@ func presentation(sc store.StudyCard, scope views.StudyScope, csrf, presentation
 	case quiz.Order:
 		v.Options = options(q.Items, presentationID, true)
 	case quiz.Cloze:
-		gaps, _ := quiz.ParseCloze(q.Prompt)
-		v.Prompt, v.Gaps = quiz.ClozeText(q.Prompt), len(gaps)
+		v.Prompt, v.ClozeParts = quiz.ClozeText(q.Prompt), quiz.ClozeParts(q.Prompt)
 	}
 	return v
 }

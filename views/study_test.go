@@ -1,0 +1,70 @@
+package views
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+
+	"kubequiz/internal/quiz"
+)
+
+// TestAnswerFormsDescribedByPrompt renders the answer form of every
+// question type: each control a learner reaches (choices, inputs, the
+// flashcard's reveal button) is described by the prompt, itself or through
+// its fieldset, so that a screen reader says the question on reaching it
+// after a swap; and a cloze's blanks are named, not read as underscores.
+func TestAnswerFormsDescribedByPrompt(t *testing.T) {
+	opts := []Option{{0, "a"}, {1, "b"}, {2, "c"}}
+	tests := []struct {
+		name string
+		v    StudyPresentation
+		want []string // in the prompt
+	}{
+		{"single", StudyPresentation{Type: quiz.SingleChoice, Prompt: "Q", Options: opts}, nil},
+		{"multi", StudyPresentation{Type: quiz.MultiChoice, Prompt: "Q", Options: opts}, nil},
+		{"true/false", StudyPresentation{Type: quiz.TrueFalse, Prompt: "Q"}, nil},
+		{"order", StudyPresentation{Type: quiz.Order, Prompt: "Q", Options: opts}, nil},
+		{"typed", StudyPresentation{Type: quiz.Typed, Prompt: "Q"}, nil},
+		{"flashcard", StudyPresentation{Type: quiz.Flashcard, Prompt: "Q"}, nil},
+		{"cloze, one gap", StudyPresentation{Type: quiz.Cloze, ClozeParts: quiz.ClozeParts("{{ImageVolume}} は GA")},
+			[]string{`<span aria-hidden="true">____</span><span class="visually-hidden">（空欄）</span> は GA`}},
+		{"cloze, two gaps", StudyPresentation{Type: quiz.Cloze, ClozeParts: quiz.ClozeParts("{{a}}と{{b}}")},
+			[]string{`<span aria-hidden="true">____</span><span class="visually-hidden">（空欄 1）</span>と<span aria-hidden="true">____</span><span class="visually-hidden">（空欄 2）</span>`}},
+	}
+	ctlRe := regexp.MustCompile(`<(?:input|select|textarea|button)\b[^>]*>`)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b strings.Builder
+			if err := StudyQuestion(tt.v).Render(context.Background(), &b); err != nil {
+				t.Fatal(err)
+			}
+			body := b.String()
+			controls := 0
+			for _, loc := range ctlRe.FindAllStringIndex(body, -1) {
+				ctl := body[loc[0]:loc[1]]
+				if strings.Contains(ctl, `type="hidden"`) || strings.HasPrefix(ctl, "<button") && !strings.Contains(ctl, "data-reveal") {
+					continue // the answer button follows the controls
+				}
+				controls++
+				before := body[:loc[0]]
+				fieldset := before[max(strings.LastIndex(before, "<fieldset"), 0):]
+				inFieldset := strings.Contains(before, "<fieldset") && !strings.Contains(fieldset, "</fieldset>")
+				if !strings.Contains(ctl, `aria-describedby="prompt"`) && !(inFieldset && strings.HasPrefix(fieldset, `<fieldset aria-describedby="prompt"`)) {
+					t.Errorf("control not described by the prompt: %s", ctl)
+				}
+			}
+			if controls == 0 {
+				t.Errorf("no control found: %s", body)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(body, w) {
+					t.Errorf("prompt lacks %s: %s", w, body)
+				}
+			}
+			if tt.v.Type == quiz.Cloze && strings.Count(body, quiz.ClozeBlank) != strings.Count(body, `<span aria-hidden="true">`+quiz.ClozeBlank+`</span>`) {
+				t.Errorf("a blank a screen reader would read: %s", body)
+			}
+		})
+	}
+}
