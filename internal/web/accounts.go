@@ -7,12 +7,14 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
+	"golang.org/x/text/unicode/norm"
 
 	"kubequiz/internal/quiz"
 	"kubequiz/internal/store"
@@ -43,6 +45,7 @@ func (s *Server) accountRoutes(e *echo.Echo) {
 
 	e.Match(getHead, "/account", a.accountPage, s.requireUser)
 	e.POST("/account/name", a.changeName, s.requireUser)
+	e.POST("/account/limits", a.changeLimits, s.requireUser)
 	e.POST("/account/password", a.changePassword, s.requireUser)
 
 	e.Match(getHead, "/admin/users", a.adminUsers, s.requireUser, s.requireAdmin)
@@ -368,6 +371,8 @@ func accountNotice(done string) string {
 	switch done {
 	case "name":
 		return "表示名を保存しました。"
+	case "limits":
+		return "1 日の学習量を保存しました。"
 	case "password":
 		return "パスワードを変更しました。ほかの端末のログインは終了しました。"
 	}
@@ -376,7 +381,8 @@ func accountNotice(done string) string {
 
 func (a *accounts) accountForm(c echo.Context) views.AccountForm {
 	u, _ := currentUser(c)
-	return views.AccountForm{Login: u.Login, DisplayName: u.DisplayName, Admin: u.IsAdmin()}
+	return views.AccountForm{Login: u.Login, DisplayName: u.DisplayName, Admin: u.IsAdmin(),
+		NewPerDay: strconv.Itoa(u.NewPerDay), ReviewsPerDay: strconv.Itoa(u.ReviewsPerDay)}
 }
 
 func (a *accounts) accountPage(c echo.Context) error {
@@ -397,6 +403,37 @@ func (a *accounts) changeName(c echo.Context) error {
 		return err
 	}
 	return c.Redirect(http.StatusSeeOther, "/account?done=name")
+}
+
+// changeLimits sets the learner's daily limits of new cards and reviews.
+// Both must be whole numbers within bounds, or nothing is stored.
+func (a *accounts) changeLimits(c echo.Context) error {
+	u, _ := currentUser(c)
+	newText, reviewsText := strings.TrimSpace(c.FormValue("new_per_day")), strings.TrimSpace(c.FormValue("reviews_per_day"))
+	newPerDay, msg := limitProblem(newText, "新しいカード", views.MaxNewPerDay)
+	reviewsPerDay, msg2 := limitProblem(reviewsText, "復習", views.MaxReviewsPerDay)
+	if msg == "" {
+		msg = msg2
+	}
+	if msg != "" {
+		f := a.accountForm(c)
+		f.NewPerDay, f.ReviewsPerDay, f.LimitsError = newText, reviewsText, msg
+		return a.render(c, http.StatusUnprocessableEntity, views.AccountPage(a.page(c, "アカウント"), f))
+	}
+	if err := a.db.SetStudyLimits(c.Request().Context(), u.ID, newPerDay, reviewsPerDay); err != nil {
+		return err
+	}
+	return c.Redirect(http.StatusSeeOther, "/account?done=limits")
+}
+
+// limitProblem reads a daily limit named what, from 0 to most; the message
+// says what is wrong with it.
+func limitProblem(s, what string, most int) (int, string) {
+	n, err := strconv.Atoi(norm.NFKC.String(s)) // full-width digits too
+	if err != nil || n < 0 || n > most {
+		return 0, fmt.Sprintf("%sの上限は 0 から %d までの整数で入力してください。", what, most)
+	}
+	return n, ""
 }
 
 // changePassword needs the current password (counted like a sign-in

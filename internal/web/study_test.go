@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"html"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -688,5 +689,69 @@ func TestHomeNextStep(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestStudyLimitsForm: a learner sets their daily limits on the account
+// page; a bad value is refused with the field named, and stores nothing;
+// a limit of 0 new cards holds the queue's new cards back, and the empty
+// queue says where to change it.
+func TestStudyLimitsForm(t *testing.T) {
+	env := newStudyEnv(t)
+	cl := env.alice
+	limits := func() (int, int) {
+		t.Helper()
+		c, err := env.ts.db.Credentials(context.Background(), "alice")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.User.NewPerDay, c.User.ReviewsPerDay
+	}
+	if page := cl.get("/account", false).Body.String(); !strings.Contains(page, `name="new_per_day" type="number"`) ||
+		!strings.Contains(page, `value="20"`) || !strings.Contains(page, `value="200"`) {
+		t.Fatalf("the account page lacks the limits form with the defaults 20 and 200: %.3000s", page)
+	}
+	tests := []struct {
+		name, newPerDay, reviews string
+		want                     int
+		wantNew, wantReviews     int
+		wantMsg                  string
+	}{
+		{"both set", "5", "50", http.StatusSeeOther, 5, 50, ""},
+		{"full-width digits", "１０", " 100 ", http.StatusSeeOther, 10, 100, ""},
+		{"negative", "-1", "50", http.StatusUnprocessableEntity, 10, 100, "新しいカードの上限は 0 から 1000 までの整数"},
+		{"too many reviews", "5", "10001", http.StatusUnprocessableEntity, 10, 100, "復習の上限は 0 から 10000 までの整数"},
+		{"not a number", "二十", "50", http.StatusUnprocessableEntity, 10, 100, "新しいカードの上限"},
+		{"fraction", "2.5", "50", http.StatusUnprocessableEntity, 10, 100, "新しいカードの上限"},
+		{"missing", "", "50", http.StatusUnprocessableEntity, 10, 100, "新しいカードの上限"},
+		{"none new", "0", "200", http.StatusSeeOther, 0, 200, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := cl.post("/account/limits", url.Values{"new_per_day": {tt.newPerDay}, "reviews_per_day": {tt.reviews}}, false)
+			if rec.Code != tt.want {
+				t.Fatalf("POST /account/limits = %d, want %d: %.500s", rec.Code, tt.want, rec.Body.String())
+			}
+			if n, r := limits(); n != tt.wantNew || r != tt.wantReviews {
+				t.Errorf("limits = %d new, %d reviews; want %d, %d", n, r, tt.wantNew, tt.wantReviews)
+			}
+			if tt.wantMsg != "" {
+				body := rec.Body.String()
+				// The refused values stay in the form, escaped, to be corrected.
+				if !strings.Contains(body, tt.wantMsg) || !strings.Contains(body, `value="`+html.EscapeString(strings.TrimSpace(tt.newPerDay))+`"`) {
+					t.Errorf("refusal lacks %q or the value sent: %.3000s", tt.wantMsg, body)
+				}
+			} else if loc := rec.Header().Get("Location"); loc != "/account?done=limits" {
+				t.Errorf("redirect to %q", loc)
+			}
+		})
+	}
+	if page := cl.get("/account?done=limits", false).Body.String(); !strings.Contains(page, "1 日の学習量を保存しました。") {
+		t.Error("no notice after saving the limits")
+	}
+	// With no new card a day, the deck's new cards wait.
+	body := cl.get("/study/v1-36-sig-node", false).Body.String()
+	if !strings.Contains(body, "今日の新しいカードの上限に達しました。") || !strings.Contains(body, `<a href="/account#limits">`) {
+		t.Errorf("the queue with no new card allowed: %.3000s", body)
 	}
 }
