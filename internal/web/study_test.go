@@ -308,11 +308,18 @@ func TestStudyAnswerEachType(t *testing.T) {
 			if !strings.Contains(body, `<header><strong>`+tt.wantVerdict+"</strong></header>") {
 				t.Errorf("verdict is not %q: %.2000s", tt.wantVerdict, body)
 			}
-			// The page's live region, outside the swapped area, says it (a
-			// flashcard has no verdict: its answer instead).
+			// The page's live region, outside the swapped area, says it, and
+			// unless the answer was right the right one (a flashcard has no
+			// verdict: its answer instead).
 			announce := tt.wantVerdict
-			if tt.ext == "flash" {
+			switch m := regexp.MustCompile(`<p>正解: <strong>([^<]*)</strong></p>`).FindStringSubmatch(body); {
+			case tt.ext == "flash":
 				announce = "答え: ソフトな保護。"
+			case tt.wantVerdict == "正解":
+			case m == nil:
+				t.Errorf("no right answer shown: %.2000s", body)
+			default:
+				announce += "。正解: " + m[1]
 			}
 			if !strings.HasSuffix(body, `</section>`+studyStatus(announce)) {
 				t.Errorf("the live region is not told %q: %.2000s", announce, body)
@@ -753,5 +760,10 @@ func TestStudyLimitsForm(t *testing.T) {
 	body := cl.get("/study/v1-36-sig-node", false).Body.String()
 	if !strings.Contains(body, "今日の新しいカードの上限に達しました。") || !strings.Contains(body, `<a href="/account#limits">`) {
 		t.Errorf("the queue with no new card allowed: %.3000s", body)
+	}
+	// The live region says so too.
+	fragment := cl.get("/study/v1-36-sig-node", true).Body.String()
+	if !strings.HasSuffix(fragment, studyStatus("今は学習するカードがありません。今日の新しいカードの上限に達しました。予定されているカードはありません。")) {
+		t.Errorf("the live region is not told of the limit: %.3000s", fragment)
 	}
 }
