@@ -27,21 +27,21 @@ type DeckRow struct {
 	Toggled bool
 }
 
-// releaseLine is the card's line under the title: "v1.36 · SIG-Node",
+// releaseLine is a deck card's line under its title: "v1.36 · SIG-Node",
 // with the parts the deck has, or "" when the title already names them
 // ("v1.36 SIG-Node"; case, spaces and hyphens aside).
-func (d DeckRow) releaseLine() string {
-	words := strings.Fields(strings.ToLower(d.Title))
+func releaseLine(title, release, sig string) string {
+	words := strings.Fields(strings.ToLower(title))
 	var parts []string
 	named := true
-	if d.Release != "" {
-		parts = append(parts, "v"+d.Release)
-		named = slices.Contains(words, "v"+strings.ToLower(d.Release))
+	if release != "" {
+		parts = append(parts, "v"+release)
+		named = slices.Contains(words, "v"+strings.ToLower(release))
 	}
-	if d.SIG != "" {
-		parts = append(parts, d.SIG)
+	if sig != "" {
+		parts = append(parts, sig)
 		fold := strings.NewReplacer("-", "", " ", "")
-		named = named && strings.Contains(fold.Replace(strings.Join(words, " ")), fold.Replace(strings.ToLower(d.SIG)))
+		named = named && strings.Contains(fold.Replace(strings.Join(words, " ")), fold.Replace(strings.ToLower(sig)))
 	}
 	if named {
 		return ""
@@ -173,7 +173,7 @@ func DeckCard(d DeckRow, csrfToken string) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		if line := d.releaseLine(); line != "" {
+		if line := releaseLine(d.Title, d.Release, d.SIG); line != "" {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "<p class=\"muted\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err

@@ -22,8 +22,7 @@ func TestReleaseLine(t *testing.T) {
 		{"Basics", "", "", ""},
 	}
 	for _, tt := range tests {
-		d := DeckRow{Title: tt.title, Release: tt.release, SIG: tt.sig}
-		if got := d.releaseLine(); got != tt.want {
+		if got := releaseLine(tt.title, tt.release, tt.sig); got != tt.want {
 			t.Errorf("title %q, release %q, SIG %q: %q, want %q", tt.title, tt.release, tt.sig, got, tt.want)
 		}
 	}

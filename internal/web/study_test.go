@@ -695,6 +695,10 @@ func TestHomeNextStep(t *testing.T) {
 					t.Errorf("home page lacks %s", want)
 				}
 			}
+			// The deck's title already names its release and SIG.
+			if strings.Contains(rec.Body.String(), "v1.36 · SIG-Node") {
+				t.Error("home page repeats the deck's release and SIG under its title")
+			}
 		})
 	}
 }
