@@ -92,6 +92,7 @@ func (s *Server) study(c echo.Context) error {
 		rec, err := s.db.Graded(c.Request().Context(), u.ID, id)
 		switch {
 		case err == nil:
+			rec.Duplicate = c.QueryParam("again") == "1"
 			notice = gradeNotice(rec)
 		case !errors.Is(err, quiz.ErrNotFound):
 			return err
@@ -152,8 +153,13 @@ func (s *Server) grade(c echo.Context) error {
 	}
 	scope := views.StudyScope{Slug: in.form.scope}
 	if !hxRequest(c) {
-		// The next page tells what the grade did, as htmx's swap does.
-		return c.Redirect(http.StatusSeeOther, scope.URL()+"?graded="+url.QueryEscape(in.review.RequestID))
+		// The next page tells what the grade did, as htmx's swap does,
+		// and that it recorded nothing when the review was there already.
+		next := scope.URL() + "?graded=" + url.QueryEscape(in.review.RequestID)
+		if rec.Duplicate {
+			next += "&again=1"
+		}
+		return c.Redirect(http.StatusSeeOther, next)
 	}
 	next, err := s.db.NextCard(c.Request().Context(), u, in.form.scope, now)
 	if err != nil {

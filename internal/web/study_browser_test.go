@@ -300,10 +300,10 @@ func TestStudyWithoutScriptInBrowser(t *testing.T) {
 	// the click is dispatched from the page instead (with script off, only
 	// DevTools runs script there).
 	step("grade the same card again", chromedp.Evaluate[chromedp.Void](`document.querySelector('form.study-grade button[name=rating][value="4"]').click()`))
-	// The page tells what was recorded: the first grade, Good, not Easy.
+	// The page tells that the first grade, Good, was kept, not Easy.
 	shows(t, ctx, "the next card, under the notice of the first grade",
 		`location.pathname === '/study/v1-36-sig-node' && !!document.querySelector('input[name=sel]') &&
-			document.body.textContent.includes('Good で記録しました')`)
+			document.body.textContent.includes('この回答は記録済みです (Good)')`)
 	if again := env.card(env.alice, "single"); again.Card != first.Card {
 		t.Errorf("grading the same presentation again changed the card: %+v, was %+v", again.Card, first.Card)
 	}

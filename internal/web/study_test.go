@@ -421,14 +421,27 @@ func TestStudyLoop(t *testing.T) {
 	if !strings.Contains(body, notice) {
 		t.Errorf("the page after a plain grade lacks %q: %.800s", notice, body)
 	}
+	// The same form sent again (Back, then another grade) records nothing,
+	// and the next page says the first grade was kept.
+	grade.Set("rating", "4")
+	rec = cl.post("/study/grade", grade, false)
+	if rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != graded+"&again=1" {
+		t.Fatalf("plain POST /study/grade again = %d to %q, want 303 to %s&again=1", rec.Code, rec.Header().Get("Location"), graded)
+	}
+	if again := env.card(cl, "single"); again.Card != c.Card {
+		t.Errorf("the second grade changed the card: %+v, was %+v", again.Card, c.Card)
+	}
+	if body := cl.get(graded+"&again=1", false).Body.String(); !strings.Contains(body, "この回答は記録済みです (Good)。") {
+		t.Errorf("the page after a repeated plain grade does not say the first grade was kept: %.800s", body)
+	}
 	// Someone else's review id, or a made-up one, shows no notice.
 	for _, cl := range []studyClient{env.bob, cl} {
 		for _, id := range []string{grade.Get("p"), "made-up", strings.Repeat("x", 500)} {
 			if cl == env.alice && id == grade.Get("p") {
 				continue
 			}
-			rec := cl.get("/study/v1-36-sig-node?graded="+url.QueryEscape(id), false)
-			if rec.Code != http.StatusOK || strings.Contains(rec.Body.String(), "で記録しました") {
+			rec := cl.get("/study/v1-36-sig-node?again=1&graded="+url.QueryEscape(id), false)
+			if rec.Code != http.StatusOK || strings.Contains(rec.Body.String(), "記録し") || strings.Contains(rec.Body.String(), "記録済み") {
 				t.Errorf("graded=%.20s as another learner or made up: %d, notice shown", id, rec.Code)
 			}
 		}
