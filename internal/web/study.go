@@ -124,7 +124,15 @@ func (s *Server) answer(c echo.Context) error {
 	if f.scope != "" && f.scope != card.Question.DeckSlug {
 		return echo.ErrNotFound // a deck the study page cannot have sent
 	}
-	resp := parseResponse(form, card.Question.Question)
+	q := card.Question.Question
+	resp := parseResponse(form, q)
+	if q.Type == quiz.Order && resp.Order == nil {
+		// Two items given the same place is a slip, not an answer: the
+		// same presentation again, with the learner's places kept.
+		v := presentation(card.StudyCard, studyScope(f, card), s.page(c, "").CSRFToken, f.presentationID, time.UnixMilli(f.shownAt))
+		v.Positions, v.Error = orderPositions(form, len(q.Items)), msgRepeatedPosition
+		return s.renderStudy(c, v.Scope, views.StudyQuestion(v), "")
+	}
 	v := feedback(f, card, resp, s.page(c, "").CSRFToken, now)
 	return s.renderStudy(c, v.Scope, views.StudyAnswered(v), v.Announcement())
 }

@@ -218,6 +218,31 @@ func parseResponse(form url.Values, q quiz.Question) quiz.Response {
 	return r
 }
 
+// msgRepeatedPosition asks again for an order question's answer.
+const msgRepeatedPosition = "同じ番号が 2 つ以上の項目にあります。項目ごとに別の番号を選んでください。"
+
+// orderPositions reads the positions an order question's n items were
+// given, leaving out what is not a position.
+func orderPositions(form url.Values, n int) map[int]int {
+	out := map[int]int{}
+	for i := range n {
+		if p, err := strconv.Atoi(form.Get("pos-" + strconv.Itoa(i))); err == nil && p >= 1 && p <= n {
+			out[i] = p
+		}
+	}
+	return out
+}
+
+// studyScope is what an answered form studies: its deck, titled when the
+// card is of that deck, or every subscribed deck.
+func studyScope(f studyForm, card store.CardPreview) views.StudyScope {
+	scope := views.StudyScope{Slug: f.scope}
+	if f.scope == card.Question.DeckSlug {
+		scope.Title = card.DeckTitle
+	}
+	return scope
+}
+
 // encodeResponse is the grade form's copy of the learner's answer.
 func encodeResponse(r quiz.Response) string {
 	b, err := json.Marshal(r)
@@ -307,13 +332,9 @@ func presentation(sc store.StudyCard, scope views.StudyScope, csrf, presentation
 // revealed flashcard) preselects Good, a wrong one Again.
 func feedback(f studyForm, card store.CardPreview, resp quiz.Response, csrf string, now time.Time) views.StudyFeedback {
 	q := card.Question.Question
-	scope := views.StudyScope{Slug: f.scope}
-	if f.scope == card.Question.DeckSlug {
-		scope.Title = card.DeckTitle
-	}
 	res := q.Grade(resp)
 	v := views.StudyFeedback{
-		StudyPresentation: presentation(card.StudyCard, scope, csrf, f.presentationID, time.UnixMilli(f.shownAt)),
+		StudyPresentation: presentation(card.StudyCard, studyScope(f, card), csrf, f.presentationID, time.UnixMilli(f.shownAt)),
 		Given:             givenText(q, resp),
 		Expected:          res.Expected,
 		Explanation:       q.Explanation,
@@ -386,9 +407,6 @@ func givenText(q quiz.Question, r quiz.Response) string {
 		}
 	case quiz.Order:
 		sep = " → "
-		if r.Order == nil {
-			return "(同じ番号が重複しています)"
-		}
 		for _, i := range r.Order {
 			if i >= 0 && i < len(q.Items) {
 				parts = append(parts, q.Items[i])

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"fmt"
 	"html"
 	"net/http"
 	"net/http/httptest"
@@ -294,8 +295,6 @@ func TestStudyAnswerEachType(t *testing.T) {
 			"alpha (1.31) → beta (1.33) → デフォルト有効 (1.35) → GA (1.36)"},
 		{"order wrong", "order", url.Values{"pos-0": {"2"}, "pos-1": {"1"}, "pos-2": {"3"}, "pos-3": {"4"}}, "不正解", "1",
 			"beta (1.33) → alpha (1.31)"},
-		{"order with a repeated position", "order", url.Values{"pos-0": {"1"}, "pos-1": {"1"}, "pos-2": {"3"}, "pos-3": {"4"}}, "不正解", "1",
-			"重複"},
 		{"flashcard revealed", "flash", url.Values{"revealed": {"1"}}, "答え", "3", ""},
 	}
 	for _, tt := range tests {
@@ -782,5 +781,52 @@ func TestStudyLimitsForm(t *testing.T) {
 	fragment := cl.get("/study/v1-36-sig-node", true).Body.String()
 	if !strings.HasSuffix(fragment, studyStatus("今は学習するカードがありません。今日の新しいカードの上限に達しました。予定されているカードはありません。")) {
 		t.Errorf("the live region is not told of the limit: %.3000s", fragment)
+	}
+}
+
+// TestOrderRepeatedPosition: two items of an order question given the same
+// place is a slip, not a wrong answer: the same presentation comes back
+// with the learner's places and a message, with script and without.
+func TestOrderRepeatedPosition(t *testing.T) {
+	env := newStudyEnv(t)
+	selectRe := regexp.MustCompile(`(?s)<select name="pos-(\d)"[^>]*>(.*?)</select>`)
+	tests := []struct {
+		name   string
+		answer url.Values
+		want   map[string]string // item index -> the position selected
+	}{
+		{"two items first", url.Values{"pos-0": {"1"}, "pos-1": {"1"}, "pos-2": {"3"}, "pos-3": {"4"}}, map[string]string{"0": "1", "1": "1", "2": "3", "3": "4"}},
+		{"a place missing", url.Values{"pos-0": {"2"}, "pos-1": {"1"}, "pos-2": {"3"}}, map[string]string{"0": "2", "1": "1", "2": "3"}},
+		{"a place out of range", url.Values{"pos-0": {"2"}, "pos-1": {"1"}, "pos-2": {"3"}, "pos-3": {"9"}}, map[string]string{"0": "2", "1": "1", "2": "3"}},
+	}
+	for _, tt := range tests {
+		for _, htmx := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s, htmx %v", tt.name, htmx), func(t *testing.T) {
+				p := newPresentationID()
+				rec := env.alice.post("/study/answer", answerForm(env.q["order"], p, tt.answer), htmx)
+				body := rec.Body.String()
+				if rec.Code != http.StatusOK || !strings.Contains(body, msgRepeatedPosition) ||
+					!strings.Contains(body, `class="study-answer"`) || strings.Contains(body, "study-grade") {
+					t.Fatalf("= %d, want the question again with %q: %.2000s", rec.Code, msgRepeatedPosition, body)
+				}
+				if hiddenFields(body).Get("p") != p {
+					t.Errorf("presentation id %q, want the same %q", hiddenFields(body).Get("p"), p)
+				}
+				for _, m := range selectRe.FindAllStringSubmatch(body, -1) {
+					sel := regexp.MustCompile(`<option value="(\d)" selected>`).FindAllStringSubmatch(m[2], -1)
+					if len(sel) != 1 {
+						t.Errorf("item %s: %d options selected", m[1], len(sel))
+						continue
+					}
+					if want, ok := tt.want[m[1]]; ok && sel[0][1] != want {
+						t.Errorf("item %s shows place %s, want the learner's %s", m[1], sel[0][1], want)
+					}
+				}
+				checkLabelsAndCSRF(t, "order asked again", body)
+			})
+		}
+	}
+	if n := journeyReviewCount(t, env.ts); n != 0 {
+		t.Errorf("%d reviews recorded, want none", n)
 	}
 }
