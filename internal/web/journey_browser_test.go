@@ -432,7 +432,7 @@ func journeyCheckFeedback(t *testing.T, ctx context.Context, q quiz.Question, ri
 	}
 	want := []string{strings.Split(q.Explanation, "\n")[0]}
 	if !right {
-		want = append(want, "正解: ")
+		want = append(want, "正解:")
 		switch q.Type {
 		case quiz.SingleChoice, quiz.Typed:
 			want = append(want, q.Answer)

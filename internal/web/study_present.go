@@ -344,6 +344,17 @@ func feedback(f studyForm, card store.CardPreview, resp quiz.Response, csrf stri
 		PartialTotal:      res.PartialTotal,
 		ElapsedMS:         min(max(now.UnixMilli()-f.shownAt, 0), maxDuration.Milliseconds()),
 	}
+	if q.Type == quiz.MultiChoice {
+		for _, o := range v.Options {
+			right := slices.Contains(q.Answers, o.Text)
+			if slices.Contains(resp.Selected, o.Index) {
+				v.Picks = append(v.Picks, views.Pick{Text: o.Text, Right: right})
+			}
+			if right {
+				v.Answers = append(v.Answers, o.Text)
+			}
+		}
+	}
 	pre := fsrs.Again
 	switch {
 	case res.SelfGraded:

@@ -283,8 +283,10 @@ func TestStudyAnswerEachType(t *testing.T) {
 		{"single wrong", "single", url.Values{"choice": {"0"}}, "不正解", "1", "1.34"},
 		{"single none", "single", url.Values{}, "不正解", "1", "(未回答)"},
 		{"single out of range", "single", url.Values{"choice": {"9"}}, "不正解", "1", "(未回答)"},
-		{"multi right", "multi", url.Values{"sel": {"1", "0"}}, "正解", "3", "ImageVolume, KubeletPSI"},
-		{"multi partial", "multi", url.Values{"sel": {"0"}}, "部分正解 (1/2)", "1", "ImageVolume"},
+		{"multi right", "multi", url.Values{"sel": {"1", "0"}}, "正解", "3", `<li><strong>KubeletPSI</strong> <span class="mark right">✓ 正しい</span></li>`},
+		{"multi partial", "multi", url.Values{"sel": {"0"}}, "部分正解 (1/2)", "1", `<ul class="picks"><li><strong>ImageVolume</strong> <span class="mark right">✓ 正しい</span></li></ul>`},
+		{"multi with a wrong pick", "multi", url.Values{"sel": {"0", "2"}}, "部分正解 (1/2)", "1", `<li><strong>MemoryQoS</strong> <span class="mark wrong">✗ 誤り</span></li>`},
+		{"multi none", "multi", url.Values{}, "不正解", "1", `<p><strong>(未回答)</strong></p>`},
 		{"true_false right", "truefalse", url.Values{"tf": {"false"}}, "正解", "3", "誤り"},
 		{"true_false wrong", "truefalse", url.Values{"tf": {"true"}}, "不正解", "1", "正しい"},
 		{"cloze right, normalised", "cloze", url.Values{"gap": {"ｉｍａｇｅ　Volume"}}, "正解", "3", "ｉｍａｇｅ　Volume"},
@@ -315,6 +317,11 @@ func TestStudyAnswerEachType(t *testing.T) {
 			case tt.ext == "flash":
 				announce = "答え: ソフトな保護。"
 			case tt.wantVerdict == "正解":
+			case tt.ext == "multi":
+				announce += "。正解: ImageVolume, KubeletPSI"
+				if !strings.Contains(body, `<p>正解:</p><ul class="picks"><li><strong>`) || strings.Count(body, `<li><strong>`) < 2 {
+					t.Errorf("the right choices are not listed: %.2000s", body)
+				}
 			case m == nil:
 				t.Errorf("no right answer shown: %.2000s", body)
 			default:
