@@ -3,6 +3,7 @@ package views
 import (
 	"context"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -64,6 +65,38 @@ func TestAnswerFormsDescribedByPrompt(t *testing.T) {
 			}
 			if tt.v.Type == quiz.Cloze && strings.Count(body, quiz.ClozeBlank) != strings.Count(body, `<span aria-hidden="true">`+quiz.ClozeBlank+`</span>`) {
 				t.Errorf("a blank a screen reader would read: %s", body)
+			}
+		})
+	}
+}
+
+// TestSourceLine: every pull request is linked once, a document link that
+// only repeats one is left out, and each link says it opens a new tab.
+func TestSourceLine(t *testing.T) {
+	tests := []struct {
+		name      string
+		src       quiz.Source
+		wantLinks []string
+	}{
+		{"a document beside the PRs", quiz.Source{Release: "1.21", PRs: []int{97615}, URL: "https://github.com/kubernetes/enhancements/tree/master/keps/sig-node/2238"},
+			[]string{quiz.PRURL(97615), "https://github.com/kubernetes/enhancements/tree/master/keps/sig-node/2238"}},
+		{"the document is the PR", quiz.Source{PRs: []int{117718}, URL: "https://github.com/kubernetes/kubernetes/pull/117718"}, []string{quiz.PRURL(117718)}},
+		{"the PR with a slash", quiz.Source{PRs: []int{1, 117718}, URL: "https://github.com/kubernetes/kubernetes/pull/117718/"}, []string{quiz.PRURL(1), quiz.PRURL(117718)}},
+		{"a document alone", quiz.Source{URL: "https://kubernetes.io/blog/"}, []string{"https://kubernetes.io/blog/"}},
+	}
+	hrefRe := regexp.MustCompile(`<a href="([^"]*)"[^>]*target="_blank">[^<]*<span class="visually-hidden">\(新しいタブで開きます\)</span></a>`)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b strings.Builder
+			if err := sourceLine(tt.src).Render(context.Background(), &b); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, m := range hrefRe.FindAllStringSubmatch(b.String(), -1) {
+				got = append(got, m[1])
+			}
+			if strings.Count(b.String(), "<a ") != len(got) || !slices.Equal(got, tt.wantLinks) {
+				t.Errorf("links %q, want %q, each saying it opens a new tab: %s", got, tt.wantLinks, b.String())
 			}
 		})
 	}
