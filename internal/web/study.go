@@ -47,7 +47,7 @@ func (s *Server) decks(c echo.Context) error {
 
 // setSubscription subscribes to a deck (subscribed=1) or unsubscribes
 // (subscribed=0). htmx gets the deck's new card; a plain form post goes
-// back to the decks page.
+// back to the deck's card on the decks page.
 func (s *Server) setSubscription(c echo.Context) error {
 	u, err := studyUser(c)
 	if err != nil {
@@ -66,7 +66,7 @@ func (s *Server) setSubscription(c echo.Context) error {
 		return err
 	}
 	if !hxRequest(c) {
-		return c.Redirect(http.StatusSeeOther, "/decks")
+		return c.Redirect(http.StatusSeeOther, "/decks#deck-"+d.Slug)
 	}
 	row := deckRow(d)
 	row.Toggled = true

@@ -601,9 +601,9 @@ func TestDecksPage(t *testing.T) {
 		t.Error("the decks page puts autofocus on a control; only a toggled card should")
 	}
 
-	// Without script: a plain post, then back to the list.
+	// Without script: a plain post, then back to the deck's card in the list.
 	rec = cl.post("/decks/v1-36-sig-node/subscription", url.Values{"subscribed": {"1"}}, false)
-	if rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != "/decks" {
+	if rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != "/decks#deck-v1-36-sig-node" {
 		t.Fatalf("plain subscribe = %d to %q", rec.Code, rec.Header().Get("Location"))
 	}
 	// With htmx: the deck's card comes back, in its new state.
