@@ -101,11 +101,40 @@ func ClozeFilled(prompt string) string {
 
 // Normalize prepares typed text for comparison: Unicode NFKC (so full-width
 // and half-width forms compare equal), lower case, surrounding space trimmed
-// and inner runs of space collapsed to one.
+// and inner runs of space collapsed to one, and hyphens as ASCII '-' (see
+// foldHyphens).
 func Normalize(s string) string {
 	s = norm.NFKC.String(s)
 	s = strings.ToLower(s)
+	s = foldHyphens(s)
 	return strings.Join(strings.FieldsFunc(s, unicode.IsSpace), " ")
+}
+
+// foldHyphens turns the dashes a keyboard or a Japanese input method may
+// give for '-' into '-': the Unicode hyphens and dashes and the minus sign,
+// and the prolonged sound mark ー when it stands between two ASCII letters
+// or digits (a Japanese input method types it for '-': "kubeーproxy"),
+// never within Japanese words such as サーバー.
+func foldHyphens(s string) string {
+	if !strings.ContainsFunc(s, isHyphenLike) {
+		return s
+	}
+	rs := []rune(s)
+	for i, r := range rs {
+		switch {
+		case r >= '\u2010' && r <= '\u2015', r == '\u2212':
+			rs[i] = '-'
+		case r == 'ー' && i > 0 && i+1 < len(rs) && isASCIIAlnum(rs[i-1]) && isASCIIAlnum(rs[i+1]):
+			rs[i] = '-'
+		}
+	}
+	return string(rs)
+}
+
+func isHyphenLike(r rune) bool { return r >= '\u2010' && r <= '\u2015' || r == '\u2212' || r == 'ー' }
+
+func isASCIIAlnum(r rune) bool {
+	return r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r >= 'A' && r <= 'Z'
 }
 
 // Response is a learner's answer. Choice indices refer to Question.Choices

@@ -92,6 +92,15 @@ func TestNormalize(t *testing.T) {
 		{"a   b\t\nc", "a b c"},
 		{"a\u3000b", "a b"},
 		{"ｶﾀｶﾅ", "カタカナ"},
+		{"kube\u2010proxy", "kube-proxy"}, // hyphen
+		{"kube\u2013proxy", "kube-proxy"}, // en dash
+		{"kube\u2212proxy", "kube-proxy"}, // minus sign
+		{"ｋｕｂｅーｐｒｏｘｙ", "kube-proxy"},      // a Japanese input method's '-'
+		{"ｋｕｂｅｰproxy", "kube-proxy"},      // its half-width form
+		{"v1ー36", "v1-36"},
+		{"サーバー", "サーバー"}, // a Japanese word keeps its marks
+		{"kubeーサーバー", "kubeーサーバー"},
+		{"ー", "ー"},
 		{"", ""},
 	}
 	for _, tt := range tests {

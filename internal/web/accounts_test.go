@@ -229,6 +229,14 @@ func TestRegisterLoginLogout(t *testing.T) {
 	if rec.Code != http.StatusSeeOther || !strings.HasPrefix(rec.Header().Get("Location"), "/login?next=") {
 		t.Errorf("GET /account signed out = %d %q, want 303 to /login", rec.Code, rec.Header().Get("Location"))
 	}
+	// The sign-in page it leads to says why, and its first field has focus.
+	if page := replay.get(rec.Header().Get("Location")).Body.String(); !strings.Contains(page, "このページを開くにはログインしてください。") ||
+		!regexp.MustCompile(`<input id="login"[^>]*autofocus`).MatchString(page) {
+		t.Errorf("the sign-in page after a refused page: %.2000s", page)
+	}
+	if page := replay.get("/login").Body.String(); strings.Contains(page, "このページを開くには") {
+		t.Error("the sign-in page asked for directly says a page needed it")
+	}
 
 	// Sign in again: a new token, and the next page is honoured.
 	rec = cl.post("/login", url.Values{"login": {"ALICE"}, "password": {memberPassword}, "next": {"/account?x=1"}})
@@ -315,8 +323,10 @@ func TestLoginFailures(t *testing.T) {
 			if strings.Contains(ts.log.String(), tt.password) && tt.password != "" {
 				t.Error("the password reached the log")
 			}
-			// Apart from the echoed login and the CSRF token, the pages are the same.
+			// Apart from the echoed login (and so which field has focus)
+			// and the CSRF token, the pages are the same.
 			body = strings.ReplaceAll(body, `value="`+tt.login+`"`, "")
+			body = strings.ReplaceAll(body, " autofocus", "")
 			body = strings.ReplaceAll(body, cl.csrfToken(), "")
 			bodies = append(bodies, body)
 		})
