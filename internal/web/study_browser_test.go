@@ -146,6 +146,9 @@ func TestStudyInBrowser(t *testing.T) {
 			document.body.addEventListener('htmx:responseError', e => kqErrors.push('htmx ' + e.detail.xhr.status))`),
 		until("the first choice to have focus", focused(`input[name=choice]`)),
 		chromedp.Evaluate[chromedp.Void](`window.kqStatus = document.getElementById('`+views.StudyStatusID+`')`))
+	// Each choice is a row a finger can hit (44 CSS pixels).
+	step("finger-sized choices", until("every choice row 44px tall or more",
+		`[...document.querySelectorAll('#study fieldset label')].every(l => l.getBoundingClientRect().height >= 44)`))
 	// Enter before any choice asks for one and sends nothing.
 	step("Enter without a choice", chromedp.KeyEvent("\r"), chromedp.Sleep(300*time.Millisecond),
 		until("the answer form, still unanswered", `!!document.querySelector('#study form.study-answer') && !document.querySelector('#study form.study-grade')`))
