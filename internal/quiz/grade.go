@@ -112,21 +112,42 @@ func Normalize(s string) string {
 
 // foldHyphens turns the dashes a keyboard or a Japanese input method may
 // give for '-' into '-': the Unicode hyphens and dashes and the minus sign,
-// and the prolonged sound mark ー when it stands between two ASCII letters
-// or digits (a Japanese input method types it for '-': "kubeーproxy"),
-// never within Japanese words such as サーバー.
+// and the prolonged sound mark ー in a run of marks and hyphens that
+// touches an ASCII letter or digit and has nothing Japanese on its other
+// side (a Japanese input method types ー for '-': "kubeーproxy",
+// "ーーreserved-cpus"), never within Japanese words such as サーバー.
 func foldHyphens(s string) string {
 	if !strings.ContainsFunc(s, isHyphenLike) {
 		return s
 	}
 	rs := []rune(s)
-	for i, r := range rs {
-		switch {
-		case r >= '\u2010' && r <= '\u2015', r == '\u2212':
-			rs[i] = '-'
-		case r == 'ー' && i > 0 && i+1 < len(rs) && isASCIIAlnum(rs[i-1]) && isASCIIAlnum(rs[i+1]):
+	for i := 0; i < len(rs); i++ {
+		if r := rs[i]; r >= '\u2010' && r <= '\u2015' || r == '\u2212' {
 			rs[i] = '-'
 		}
+	}
+	for i := 0; i < len(rs); {
+		if rs[i] != 'ー' && rs[i] != '-' {
+			i++
+			continue
+		}
+		j := i
+		for j < len(rs) && (rs[j] == 'ー' || rs[j] == '-') {
+			j++
+		}
+		before, after := rune(' '), rune(' ') // the ends of the text count as spaces
+		if i > 0 {
+			before = rs[i-1]
+		}
+		if j < len(rs) {
+			after = rs[j]
+		}
+		if (isASCIIAlnum(before) || isASCIIAlnum(after)) && !isJapanese(before) && !isJapanese(after) {
+			for k := i; k < j; k++ {
+				rs[k] = '-'
+			}
+		}
+		i = j
 	}
 	return string(rs)
 }
@@ -135,6 +156,12 @@ func isHyphenLike(r rune) bool { return r >= '\u2010' && r <= '\u2015' || r == '
 
 func isASCIIAlnum(r rune) bool {
 	return r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r >= 'A' && r <= 'Z'
+}
+
+// isJapanese reports whether r is kana or a CJK ideograph, beside which ー
+// is part of a word.
+func isJapanese(r rune) bool {
+	return unicode.In(r, unicode.Hiragana, unicode.Katakana, unicode.Han) || r == 'ー'
 }
 
 // Response is a learner's answer. Choice indices refer to Question.Choices

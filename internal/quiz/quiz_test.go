@@ -100,6 +100,12 @@ func TestNormalize(t *testing.T) {
 		{"v1ー36", "v1-36"},
 		{"サーバー", "サーバー"}, // a Japanese word keeps its marks
 		{"kubeーサーバー", "kubeーサーバー"},
+		{"ーーｒｅｓｅｒｖｅｄーｃｐｕｓ", "--reserved-cpus"}, // a flag typed with the input method
+		{"ーーreserved-cpus", "--reserved-cpus"},
+		{"--logging-format", "--logging-format"},
+		{"ｋｕｂｅｌｅｔーーｈｅｌｐ", "kubelet--help"},
+		{"ーa ー", "-a ー"},
+		{"サーバーーv1", "サーバーーv1"},
 		{"ー", "ー"},
 		{"", ""},
 	}
