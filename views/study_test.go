@@ -31,7 +31,7 @@ func TestAnswerFormsDescribedByPrompt(t *testing.T) {
 		{"cloze, one gap", StudyPresentation{Type: quiz.Cloze, ClozeParts: quiz.ClozeParts("{{ImageVolume}} は GA")},
 			[]string{`<span aria-hidden="true">____</span><span class="visually-hidden">（空欄）</span> は GA`}},
 		{"cloze, two gaps", StudyPresentation{Type: quiz.Cloze, ClozeParts: quiz.ClozeParts("{{a}}と{{b}}")},
-			[]string{`<span aria-hidden="true">____</span><span class="visually-hidden">（空欄 1）</span>と<span aria-hidden="true">____</span><span class="visually-hidden">（空欄 2）</span>`}},
+			[]string{`<span aria-hidden="true">____(1)</span><span class="visually-hidden">（空欄 1）</span>と<span aria-hidden="true">____(2)</span><span class="visually-hidden">（空欄 2）</span>`}},
 	}
 	ctlRe := regexp.MustCompile(`<(?:input|select|textarea|button)\b[^>]*>`)
 	for _, tt := range tests {
@@ -63,7 +63,7 @@ func TestAnswerFormsDescribedByPrompt(t *testing.T) {
 					t.Errorf("prompt lacks %s: %s", w, body)
 				}
 			}
-			if tt.v.Type == quiz.Cloze && strings.Count(body, quiz.ClozeBlank) != strings.Count(body, `<span aria-hidden="true">`+quiz.ClozeBlank+`</span>`) {
+			if tt.v.Type == quiz.Cloze && strings.Count(body, quiz.ClozeBlank) != strings.Count(body, `<span aria-hidden="true">`+quiz.ClozeBlank) {
 				t.Errorf("a blank a screen reader would read: %s", body)
 			}
 		})
@@ -83,6 +83,8 @@ func TestSourceLine(t *testing.T) {
 		{"the document is the PR", quiz.Source{PRs: []int{117718}, URL: "https://github.com/kubernetes/kubernetes/pull/117718"}, []string{quiz.PRURL(117718)}},
 		{"the PR with a slash", quiz.Source{PRs: []int{1, 117718}, URL: "https://github.com/kubernetes/kubernetes/pull/117718/"}, []string{quiz.PRURL(1), quiz.PRURL(117718)}},
 		{"a document alone", quiz.Source{URL: "https://kubernetes.io/blog/"}, []string{"https://kubernetes.io/blog/"}},
+		{"the PR at its issue's address", quiz.Source{PRs: []int{118725}, URL: "https://github.com/kubernetes/kubernetes/issues/118725"}, []string{quiz.PRURL(118725)}},
+		{"another issue", quiz.Source{PRs: []int{1}, URL: "https://github.com/kubernetes/kubernetes/issues/2"}, []string{quiz.PRURL(1), "https://github.com/kubernetes/kubernetes/issues/2"}},
 	}
 	hrefRe := regexp.MustCompile(`<a href="([^"]*)"[^>]*target="_blank">[^<]*<span class="visually-hidden">\(新しいタブで開きます\)</span></a>`)
 	for _, tt := range tests {

@@ -410,14 +410,13 @@ func (a *accounts) changeName(c echo.Context) error {
 func (a *accounts) changeLimits(c echo.Context) error {
 	u, _ := currentUser(c)
 	newText, reviewsText := strings.TrimSpace(c.FormValue("new_per_day")), strings.TrimSpace(c.FormValue("reviews_per_day"))
-	newPerDay, msg := limitProblem(newText, "新しいカード", views.MaxNewPerDay)
-	reviewsPerDay, msg2 := limitProblem(reviewsText, "復習", views.MaxReviewsPerDay)
-	if msg == "" {
-		msg = msg2
-	}
-	if msg != "" {
+	newPerDay, newMsg := limitProblem(newText, "新しいカード", views.MaxNewPerDay)
+	reviewsPerDay, reviewsMsg := limitProblem(reviewsText, "復習", views.MaxReviewsPerDay)
+	if newMsg != "" || reviewsMsg != "" {
 		f := a.accountForm(c)
-		f.NewPerDay, f.ReviewsPerDay, f.LimitsError = newText, reviewsText, msg
+		f.NewPerDay, f.ReviewsPerDay = newText, reviewsText
+		f.NewInvalid, f.ReviewsInvalid = newMsg != "", reviewsMsg != ""
+		f.LimitsError = strings.TrimSpace(newMsg + " " + reviewsMsg)
 		return a.render(c, http.StatusUnprocessableEntity, views.AccountPage(a.page(c, "アカウント"), f))
 	}
 	if err := a.db.SetStudyLimits(c.Request().Context(), u.ID, newPerDay, reviewsPerDay); err != nil {

@@ -339,6 +339,10 @@ func TestStudyAnswerEachType(t *testing.T) {
 			if !strings.Contains(body, tt.wantGiven) {
 				t.Errorf("answer %q not shown", tt.wantGiven)
 			}
+			// A cloze's feedback names its blank for screen readers, as the question did.
+			if blank := `<span aria-hidden="true">____</span><span class="visually-hidden">（空欄）</span>`; tt.ext == "cloze" && !strings.Contains(body, blank) {
+				t.Errorf("cloze feedback lacks %s", blank)
+			}
 			for _, want := range []string{"https://github.com/kubernetes/kubernetes/pull/", "v1.36", "SIG-Node",
 				"Again <small>1分</small>", "Good <small>10分</small>", `name="answer"`} {
 				if !strings.Contains(body, want) {
@@ -754,6 +758,7 @@ func TestStudyLimitsForm(t *testing.T) {
 		{"not a number", "二十", "50", http.StatusUnprocessableEntity, 10, 100, "新しいカードの上限"},
 		{"fraction", "2.5", "50", http.StatusUnprocessableEntity, 10, 100, "新しいカードの上限"},
 		{"missing", "", "50", http.StatusUnprocessableEntity, 10, 100, "新しいカードの上限"},
+		{"both wrong", "-1", "-1", http.StatusUnprocessableEntity, 10, 100, "新しいカードの上限は 0 から 1000 までの整数で入力してください。 復習の上限は"},
 		{"none new", "0", "200", http.StatusSeeOther, 0, 200, ""},
 	}
 	for _, tt := range tests {
@@ -771,6 +776,13 @@ func TestStudyLimitsForm(t *testing.T) {
 				if !strings.Contains(body, tt.wantMsg) || !strings.Contains(body, `value="`+html.EscapeString(strings.TrimSpace(tt.newPerDay))+`"`) {
 					t.Errorf("refusal lacks %q or the value sent: %.3000s", tt.wantMsg, body)
 				}
+				// The refused fields, and only they, are marked and point at the message.
+				for field, bad := range map[string]bool{"new_per_day": strings.Contains(tt.wantMsg, "新しいカード"), "reviews_per_day": strings.Contains(tt.wantMsg, "復習")} {
+					input := regexp.MustCompile(`<input id="` + field + `"[^>]*>`).FindString(body)
+					if marked := strings.Contains(input, `aria-invalid="true"`) && strings.Contains(input, `aria-describedby="limits-error limits-hint"`); marked != bad {
+						t.Errorf("%s marked invalid %v, want %v: %s", field, marked, bad, input)
+					}
+				}
 			} else if loc := rec.Header().Get("Location"); loc != "/account?done=limits" {
 				t.Errorf("redirect to %q", loc)
 			}
@@ -781,12 +793,13 @@ func TestStudyLimitsForm(t *testing.T) {
 	}
 	// With no new card a day, the deck's new cards wait.
 	body := cl.get("/study/v1-36-sig-node", false).Body.String()
-	if !strings.Contains(body, "今日の新しいカードの上限に達しました。") || !strings.Contains(body, `<a href="/account#limits">`) {
+	if !strings.Contains(body, "今日の新しいカードの上限に達しました。") || !strings.Contains(body, `<a href="/account#limits" role="button"`) ||
+		!strings.Contains(body, "04:00 から続きを学習できます。") || strings.Contains(body, "予定されているカードはありません") {
 		t.Errorf("the queue with no new card allowed: %.3000s", body)
 	}
 	// The live region says so too.
 	fragment := cl.get("/study/v1-36-sig-node", true).Body.String()
-	if !strings.HasSuffix(fragment, studyStatus("今は学習するカードがありません。今日の新しいカードの上限に達しました。予定されているカードはありません。")) {
+	if !regexp.MustCompile(`<p id="study-status" hx-swap-oob="innerHTML">今は学習するカードがありません。今日の新しいカードの上限に達しました。[^<]* 04:00 から続きを学習できます。</p>$`).MatchString(fragment) {
 		t.Errorf("the live region is not told of the limit: %.3000s", fragment)
 	}
 }
