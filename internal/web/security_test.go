@@ -13,6 +13,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -491,15 +492,20 @@ func TestAdminImportApplyOnce(t *testing.T) {
 }
 
 // TestEveryPostNeedsCSRF sends every POST route of the router, as a
-// signed-in admin with the CSRF cookie but no token: each is a 403, so
-// that a route added later cannot miss the check. Path parameters get
-// values of the right shape.
+// signed-in admin with the CSRF cookie but no token: each is refused by
+// the CSRF check (a 403 it logs), so that a route added later cannot miss
+// it. Path parameters get values of the right shape; a user id is another
+// user's, which an admin may act on.
 func TestEveryPostNeedsCSRF(t *testing.T) {
 	ts := withAdmin(t, newAccountServer(t, Config{}))
+	other, err := ts.CreateUser(context.Background(), "member1", "", memberPassword, quiz.RoleMember)
+	if err != nil {
+		t.Fatal(err)
+	}
 	cl := newClient(t, ts, "127.0.0.1")
 	cl.mustLogin("root", adminPassword)
 	cl.get("/account") // a CSRF cookie for the session
-	params := strings.NewReplacer(":id", "1", ":slug", "v1-36-sig-node", ":q", "1", ":doc", "1")
+	params := strings.NewReplacer(":id", strconv.FormatInt(other.ID, 10), ":slug", "v1-36-sig-node", ":q", "1", ":doc", "1")
 	n := 0
 	for _, r := range ts.echo.Routes() {
 		if r.Method != http.MethodPost {
@@ -511,8 +517,10 @@ func TestEveryPostNeedsCSRF(t *testing.T) {
 			t.Errorf("route %s: a parameter this test cannot fill", r.Path)
 			continue
 		}
-		if rec := cl.postRaw(path, url.Values{"display_name": {"x"}, "new_per_day": {"1"}, "reviews_per_day": {"1"}}); rec.Code != http.StatusForbidden {
-			t.Errorf("POST %s without a token = %d, want 403", path, rec.Code)
+		ts.log.Reset()
+		if rec := cl.postRaw(path, url.Values{"display_name": {"x"}, "new_per_day": {"1"}, "reviews_per_day": {"1"}}); rec.Code != http.StatusForbidden ||
+			!strings.Contains(ts.log.String(), "csrf check failed") {
+			t.Errorf("POST %s without a token = %d, want the CSRF check's 403; log:\n%s", path, rec.Code, ts.log.String())
 		}
 	}
 	if n < 15 {
@@ -520,5 +528,8 @@ func TestEveryPostNeedsCSRF(t *testing.T) {
 	}
 	if c, err := ts.db.Credentials(context.Background(), "root"); err != nil || c.User.DisplayName != "Root" || c.User.NewPerDay != 20 {
 		t.Errorf("root after the refused posts: %+v, %v", c.User, err)
+	}
+	if c, err := ts.db.Credentials(context.Background(), "member1"); err != nil || c.Disabled {
+		t.Errorf("member1 after the refused posts: %+v, %v", c, err)
 	}
 }

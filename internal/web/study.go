@@ -98,7 +98,7 @@ func (s *Server) study(c echo.Context) error {
 			return err
 		}
 	}
-	return s.renderNext(c, next, notice, now)
+	return s.renderNext(c, u, next, notice, now)
 }
 
 // answer checks a submitted answer and shows the feedback with the grade
@@ -131,7 +131,7 @@ func (s *Server) answer(c echo.Context) error {
 		// same presentation again, with the learner's places kept.
 		v := presentation(card.StudyCard, studyScope(f, card), s.page(c, "").CSRFToken, f.presentationID, time.UnixMilli(f.shownAt))
 		v.Positions, v.Error = orderPositions(form, len(q.Items)), msgRepeatedPosition
-		return s.renderStudy(c, v.Scope, views.StudyQuestion(v), "")
+		return s.renderStudy(c, v.Scope, views.StudyQuestion(v), v.Error)
 	}
 	v := feedback(f, card, resp, s.page(c, "").CSRFToken, now)
 	return s.renderStudy(c, v.Scope, views.StudyAnswered(v), v.Announcement())
@@ -173,15 +173,15 @@ func (s *Server) grade(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.renderNext(c, next, gradeNotice(rec), now)
+	return s.renderNext(c, u, next, gradeNotice(rec), now)
 }
 
 // renderNext shows the card the queue served, or the empty queue.
-func (s *Server) renderNext(c echo.Context, next store.StudyNext, notice string, now time.Time) error {
+func (s *Server) renderNext(c echo.Context, u quiz.User, next store.StudyNext, notice string, now time.Time) error {
 	scope := views.StudyScope{Slug: next.Deck.Slug, Title: next.Deck.Title}
 	csrf := s.page(c, "").CSRFToken
 	if !next.Found {
-		done := emptyQueue(next, scope, notice, now)
+		done := emptyQueue(next, u, scope, notice, now)
 		return s.renderStudy(c, scope, views.StudyEmpty(done), done.Announcement())
 	}
 	v := presentation(next.Card, scope, csrf, newPresentationID(), now)

@@ -15,6 +15,7 @@ import (
 	"kubequiz/internal/fsrs"
 	"kubequiz/internal/quiz"
 	"kubequiz/internal/store"
+	"kubequiz/views"
 )
 
 var gradeIntervalRe = regexp.MustCompile(`(?s)<button[^>]*name="rating"[^>]*value="(\d)"[^>]*>.*?<small>([^<]*)</small>`)
@@ -296,5 +297,53 @@ func TestStudyErrorFragment(t *testing.T) {
 		if cleared := strings.HasSuffix(body, `</section>`+studyStatus("")); cleared != tt.wantClear || strings.Contains(body, "hx-swap-oob") != tt.wantClear {
 			t.Errorf("target %q: live region emptied %v, want %v: %.500s", tt.target, cleared, tt.wantClear, body)
 		}
+	}
+}
+
+// TestEmptyQueueLimits: what the empty queue says of the daily limits. A
+// limit above 0 lets the held-back cards in at the next 04:00, said unless
+// a scheduled card comes first; a limit of 0 lifts on no day.
+func TestEmptyQueueLimits(t *testing.T) {
+	tokyo, err := time.LoadLocation("Asia/Tokyo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 12, 1, 20, 0, 0, 0, tokyo)
+	dayEnds := time.Date(2026, 12, 2, 4, 0, 0, 0, tokyo)
+	limits := quiz.User{NewPerDay: 20, ReviewsPerDay: 200}
+	tests := []struct {
+		name    string
+		next    store.StudyNext
+		user    quiz.User
+		want    string // what the live region says, after the notice
+		wantNot string
+	}{
+		{"nothing held back, nothing scheduled", store.StudyNext{DayEnds: dayEnds}, limits,
+			"今は学習するカードがありません。予定されているカードはありません。", "から続き"},
+		{"new cards held back", store.StudyNext{DayEnds: dayEnds, NewLimitReached: true}, limits,
+			"今は学習するカードがありません。今日の新しいカードの上限に達しました。12月2日 04:00 から続きを学習できます。", "予定されている"},
+		{"held back, a card due before the day ends", store.StudyNext{DayEnds: dayEnds, NewLimitReached: true, NextDue: now.Add(10 * time.Minute)}, limits,
+			"今は学習するカードがありません。今日の新しいカードの上限に達しました。次のカード: 12月1日 20:10 (あと 10分)。", "から続き"},
+		{"held back, the next card after the day ends", store.StudyNext{DayEnds: dayEnds, ReviewLimitReached: true, NextDue: now.Add(72 * time.Hour)}, limits,
+			"今は学習するカードがありません。今日の復習の上限に達しました。次のカード: 12月4日 20:00 (あと 3日)。12月2日 04:00 から続きを学習できます。", ""},
+		{"a limit of 0", store.StudyNext{DayEnds: dayEnds, NewLimitReached: true}, quiz.User{NewPerDay: 0, ReviewsPerDay: 200},
+			"今は学習するカードがありません。新しいカードは 1 日 0 枚に設定されています。予定されているカードはありません。", "上限に達しました"},
+		{"both limits 0", store.StudyNext{DayEnds: dayEnds, NewLimitReached: true, ReviewLimitReached: true}, quiz.User{},
+			"今は学習するカードがありません。新しいカードは 1 日 0 枚に設定されています。復習は 1 日 0 枚に設定されています。予定されているカードはありません。", "から続き"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := emptyQueue(tt.next, tt.user, views.StudyScope{Slug: "d"}, "", now)
+			if got := v.Announcement(); got != tt.want {
+				t.Errorf("announcement %q, want %q", got, tt.want)
+			}
+			var b strings.Builder
+			if err := views.StudyEmpty(v).Render(context.Background(), &b); err != nil {
+				t.Fatal(err)
+			}
+			if tt.wantNot != "" && strings.Contains(b.String(), tt.wantNot) {
+				t.Errorf("the page says %q: %s", tt.wantNot, b.String())
+			}
+		})
 	}
 }

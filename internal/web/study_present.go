@@ -466,17 +466,25 @@ func buttonInterval(d time.Duration) string {
 }
 
 // emptyQueue describes what is coming when nothing is due.
-func emptyQueue(n store.StudyNext, scope views.StudyScope, notice string, now time.Time) views.StudyDone {
+func emptyQueue(n store.StudyNext, u quiz.User, scope views.StudyScope, notice string, now time.Time) views.StudyDone {
 	v := views.StudyDone{
 		Scope: scope, Notice: notice,
 		NoDecks:         scope.Slug == "" && n.Subscriptions == 0,
 		DueToday:        n.DueToday,
 		DayEnds:         n.DayEnds.Format("1月2日 15:04"),
 		NewLimitReached: n.NewLimitReached, ReviewLimitReached: n.ReviewLimitReached,
+		NewLimitZero:    n.NewLimitReached && u.NewPerDay == 0,
+		ReviewLimitZero: n.ReviewLimitReached && u.ReviewsPerDay == 0,
 	}
 	if !n.NextDue.IsZero() {
 		v.NextDue = n.NextDue.Format("1月2日 15:04") + " (あと " + interval(n.NextDue.Sub(now)) + ")"
 		v.NextDueISO = n.NextDue.Format(time.RFC3339)
+	}
+	// A limit above 0 lets the held-back cards in when the day rolls over;
+	// say so unless a scheduled card comes first.
+	held := n.NewLimitReached && u.NewPerDay > 0 || n.ReviewLimitReached && u.ReviewsPerDay > 0
+	if held && (n.NextDue.IsZero() || n.NextDue.After(n.DayEnds)) {
+		v.ResumesAt = v.DayEnds
 	}
 	return v
 }

@@ -283,9 +283,9 @@ func TestStudyAnswerEachType(t *testing.T) {
 		{"single wrong", "single", url.Values{"choice": {"0"}}, "不正解", "1", "1.34"},
 		{"single none", "single", url.Values{}, "不正解", "1", "(未回答)"},
 		{"single out of range", "single", url.Values{"choice": {"9"}}, "不正解", "1", "(未回答)"},
-		{"multi right", "multi", url.Values{"sel": {"1", "0"}}, "正解", "3", `<li><strong>KubeletPSI</strong> <span class="mark right">✓ 正しい</span></li>`},
-		{"multi partial", "multi", url.Values{"sel": {"0"}}, "部分正解 (1/2)", "1", `<ul class="picks"><li><strong>ImageVolume</strong> <span class="mark right">✓ 正しい</span></li></ul>`},
-		{"multi with a wrong pick", "multi", url.Values{"sel": {"0", "2"}}, "部分正解 (1/2)", "1", `<li><strong>MemoryQoS</strong> <span class="mark wrong">✗ 誤り</span></li>`},
+		{"multi right", "multi", url.Values{"sel": {"1", "0"}}, "正解", "3", `<li><strong>KubeletPSI</strong> <span class="mark right"><span aria-hidden="true">✓</span> 正しい</span></li>`},
+		{"multi partial", "multi", url.Values{"sel": {"0"}}, "部分正解 (1/2)", "1", `<ul class="picks"><li><strong>ImageVolume</strong> <span class="mark right"><span aria-hidden="true">✓</span> 正しい</span></li></ul>`},
+		{"multi with a wrong pick", "multi", url.Values{"sel": {"0", "2"}}, "部分正解 (1/2)", "1", `<li><strong>MemoryQoS</strong> <span class="mark wrong"><span aria-hidden="true">✗</span> 誤り</span></li>`},
 		{"multi none", "multi", url.Values{}, "不正解", "1", `<p><strong>(未回答)</strong></p>`},
 		{"true_false right", "truefalse", url.Values{"tf": {"false"}}, "正解", "3", "誤り"},
 		{"true_false wrong", "truefalse", url.Values{"tf": {"true"}}, "不正解", "1", "正しい"},
@@ -318,10 +318,17 @@ func TestStudyAnswerEachType(t *testing.T) {
 				announce = "答え: ソフトな保護。"
 			case tt.wantVerdict == "正解":
 			case tt.ext == "multi":
-				announce += "。正解: ImageVolume, KubeletPSI"
-				if !strings.Contains(body, `<p>正解:</p><ul class="picks"><li><strong>`) || strings.Count(body, `<li><strong>`) < 2 {
+				// The right choices as listed, in the order shown.
+				_, list, _ := strings.Cut(body, `<p>正解:</p><ul class="picks">`)
+				list, _, _ = strings.Cut(list, "</ul>")
+				var answers []string
+				for _, m := range regexp.MustCompile(`<li><strong>([^<]*)</strong></li>`).FindAllStringSubmatch(list, -1) {
+					answers = append(answers, m[1])
+				}
+				if len(answers) != 2 {
 					t.Errorf("the right choices are not listed: %.2000s", body)
 				}
+				announce += "。正解: " + strings.Join(answers, "、")
 			case m == nil:
 				t.Errorf("no right answer shown: %.2000s", body)
 			default:
@@ -793,13 +800,14 @@ func TestStudyLimitsForm(t *testing.T) {
 	}
 	// With no new card a day, the deck's new cards wait.
 	body := cl.get("/study/v1-36-sig-node", false).Body.String()
-	if !strings.Contains(body, "今日の新しいカードの上限に達しました。") || !strings.Contains(body, `<a href="/account#limits" role="button"`) ||
-		!strings.Contains(body, "04:00 から続きを学習できます。") || strings.Contains(body, "予定されているカードはありません") {
+	// A limit of 0 is no limit reached, and no day lifts it.
+	if !strings.Contains(body, "新しいカードは 1 日 0 枚に設定されています。") || !strings.Contains(body, `<a href="/account#limits" role="button"`) ||
+		strings.Contains(body, "から続きを学習できます") || strings.Contains(body, "上限に達しました") {
 		t.Errorf("the queue with no new card allowed: %.3000s", body)
 	}
 	// The live region says so too.
 	fragment := cl.get("/study/v1-36-sig-node", true).Body.String()
-	if !regexp.MustCompile(`<p id="study-status" hx-swap-oob="innerHTML">今は学習するカードがありません。今日の新しいカードの上限に達しました。[^<]* 04:00 から続きを学習できます。</p>$`).MatchString(fragment) {
+	if !strings.HasSuffix(fragment, studyStatus("今は学習するカードがありません。新しいカードは 1 日 0 枚に設定されています。予定されているカードはありません。")) {
 		t.Errorf("the live region is not told of the limit: %.3000s", fragment)
 	}
 }
@@ -831,6 +839,13 @@ func TestOrderRepeatedPosition(t *testing.T) {
 				}
 				if hiddenFields(body).Get("p") != p {
 					t.Errorf("presentation id %q, want the same %q", hiddenFields(body).Get("p"), p)
+				}
+				// The message describes the places, and htmx's live region says it.
+				if !strings.Contains(body, `<fieldset aria-describedby="prompt answer-error">`) || !strings.Contains(body, `id="answer-error"`) {
+					t.Errorf("the places are not described by the message: %.2000s", body)
+				}
+				if htmx && !strings.HasSuffix(body, studyStatus(msgRepeatedPosition)) {
+					t.Errorf("the live region is not told: %.300s", body[max(len(body)-300, 0):])
 				}
 				for _, m := range selectRe.FindAllStringSubmatch(body, -1) {
 					sel := regexp.MustCompile(`<option value="(\d)" selected>`).FindAllStringSubmatch(m[2], -1)
