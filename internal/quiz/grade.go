@@ -161,7 +161,7 @@ func isASCIIAlnum(r rune) bool {
 // isJapanese reports whether r is kana or a CJK ideograph, beside which ー
 // is part of a word.
 func isJapanese(r rune) bool {
-	return unicode.In(r, unicode.Hiragana, unicode.Katakana, unicode.Han) || r == 'ー'
+	return unicode.In(r, unicode.Hiragana, unicode.Katakana, unicode.Han)
 }
 
 // Response is a learner's answer. Choice indices refer to Question.Choices

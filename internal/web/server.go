@@ -127,11 +127,16 @@ func (s *Server) page(c echo.Context, title string) views.Page {
 		Scripts: []string{s.assets.URL(static.HTMX), s.assets.URL(static.AppJS)},
 		Icon:    s.assets.URL(static.Favicon),
 	}
-	if tok, ok := c.Get(csrfContextKey).(string); ok {
-		p.CSRFToken = tok
-	}
+	p.CSRFToken = csrfToken(c)
 	if u, ok := currentUser(c); ok {
 		p.User, p.IsAdmin = u.Name(), u.IsAdmin()
 	}
 	return p
+}
+
+// csrfToken is the CSRF token of the request's pages, which its forms
+// carry ("" where the middleware was skipped).
+func csrfToken(c echo.Context) string {
+	tok, _ := c.Get(csrfContextKey).(string)
+	return tok
 }

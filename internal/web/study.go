@@ -70,7 +70,7 @@ func (s *Server) setSubscription(c echo.Context) error {
 	}
 	row := deckRow(d)
 	row.Toggled = true
-	return s.render(c, http.StatusOK, views.DeckCard(row, s.page(c, "").CSRFToken))
+	return s.render(c, http.StatusOK, views.DeckCard(row, csrfToken(c)))
 }
 
 // study shows the next card of every subscribed deck (/study) or of one
@@ -129,11 +129,11 @@ func (s *Server) answer(c echo.Context) error {
 	if q.Type == quiz.Order && resp.Order == nil {
 		// Two items given the same place is a slip, not an answer: the
 		// same presentation again, with the learner's places kept.
-		v := presentation(card.StudyCard, studyScope(f, card), s.page(c, "").CSRFToken, f.presentationID, time.UnixMilli(f.shownAt))
+		v := presentation(card.StudyCard, studyScope(f, card), csrfToken(c), f.presentationID, time.UnixMilli(f.shownAt))
 		v.Positions, v.Error = orderPositions(form, len(q.Items)), msgRepeatedPosition
 		return s.renderStudy(c, v.Scope, views.StudyQuestion(v), v.Error)
 	}
-	v := feedback(f, card, resp, s.page(c, "").CSRFToken, now)
+	v := feedback(f, card, resp, csrfToken(c), now)
 	return s.renderStudy(c, v.Scope, views.StudyAnswered(v), v.Announcement())
 }
 
@@ -179,7 +179,7 @@ func (s *Server) grade(c echo.Context) error {
 // renderNext shows the card the queue served, or the empty queue.
 func (s *Server) renderNext(c echo.Context, u quiz.User, next store.StudyNext, notice string, now time.Time) error {
 	scope := views.StudyScope{Slug: next.Deck.Slug, Title: next.Deck.Title}
-	csrf := s.page(c, "").CSRFToken
+	csrf := csrfToken(c)
 	if !next.Found {
 		done := emptyQueue(next, u, scope, notice, now)
 		return s.renderStudy(c, scope, views.StudyEmpty(done), done.Announcement())

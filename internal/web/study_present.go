@@ -323,7 +323,8 @@ func presentation(sc store.StudyCard, scope views.StudyScope, csrf, presentation
 	case quiz.Order:
 		v.Options = options(q.Items, presentationID, true)
 	case quiz.Cloze:
-		v.Prompt, v.ClozeParts = quiz.ClozeText(q.Prompt), quiz.ClozeParts(q.Prompt)
+		v.ClozeParts = quiz.ClozeParts(q.Prompt)
+		v.Prompt = strings.Join(v.ClozeParts, quiz.ClozeBlank) // quiz.ClozeText
 	}
 	return v
 }
