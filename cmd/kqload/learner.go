@@ -45,6 +45,11 @@ type learner struct {
 	// csrf is the CSRF token of the learner's pages, sent with htmx
 	// requests.
 	csrf string
+	// header is the header of the last answer, kept as send read it.
+	header http.Header
+	// keep, when set, is given each study answer that passed its checks
+	// (see captureReview).
+	keep func(op string, header http.Header, body []byte)
 }
 
 func newLearner(base, login, password string, transport http.RoundTripper, seed uint64) *learner {
@@ -98,6 +103,7 @@ func (l *learner) send(ctx context.Context, method, path string, form url.Values
 		return 0, err
 	}
 	defer resp.Body.Close()
+	l.header = resp.Header
 	l.body.Reset()
 	if _, err := l.body.ReadFrom(resp.Body); err != nil {
 		return resp.StatusCode, err
@@ -236,6 +242,9 @@ func (l *learner) studyOnce(ctx context.Context, rec *recorder) error {
 		return err
 	}
 	rec.observe(opAnswer, time.Since(start))
+	if l.keep != nil {
+		l.keep(opAnswer, l.header, l.body.Bytes())
+	}
 
 	grade := l.grade(grades[0])
 	l.pause(ctx)
@@ -252,6 +261,9 @@ func (l *learner) studyOnce(ctx context.Context, rec *recorder) error {
 		return err
 	}
 	rec.observe(opGrade, time.Since(start))
+	if l.keep != nil {
+		l.keep(opGrade, l.header, l.body.Bytes())
+	}
 	l.graded++
 	forms := parseForms(l.body.Bytes(), markAnswerForm)
 	if len(forms) == 0 {
@@ -260,6 +272,30 @@ func (l *learner) studyOnce(ctx context.Context, rec *recorder) error {
 	}
 	l.card = forms[0]
 	return nil
+}
+
+// reply is one answer of the server, as the echo-study phase replays it.
+type reply struct {
+	header http.Header
+	body   []byte
+}
+
+// captureReview makes one review as studyOnce does and returns the
+// server's answers to its answer and its grade.
+func (l *learner) captureReview(ctx context.Context) (answered, graded reply, err error) {
+	l.keep = func(op string, h http.Header, body []byte) {
+		r := reply{header: h.Clone(), body: bytes.Clone(body)}
+		if op == opAnswer {
+			answered = r
+		} else {
+			graded = r
+		}
+	}
+	defer func() { l.keep = nil }()
+	if err := l.studyOnce(ctx, newRecorder()); err != nil {
+		return reply{}, reply{}, fmt.Errorf("%s: a review to replay: %w", l.login, err)
+	}
+	return answered, graded, nil
 }
 
 // pause waits about l.think (between half and one and a half times it), or

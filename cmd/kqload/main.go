@@ -15,6 +15,9 @@
 //	study          every learner loops: GET /study, POST /study/answer, POST /study/grade
 //	page           every learner only loads the next-card page, GET /study
 //	echo           the same client pool on a bare echo handler, GET /hello
+//	echo-study     the study phase's learners and requests on a bare echo
+//	               handler that replays kubequiz's answers to one review:
+//	               the floor HTTP alone puts under a review
 //	sqlite         one writer: BEGIN IMMEDIATE; INSERT one row; COMMIT
 //	sqlite-normal  (only when asked for) the same with synchronous=NORMAL,
 //	               a CPU-bound reference beside a server run with -sync full
@@ -92,8 +95,8 @@ const rewarm = time.Second
 // knownPhases can be asked for with -phases; defaultPhases run without it.
 // sqlite-normal is a reference for a server run with -sync full.
 var (
-	knownPhases   = []string{"study", "page", "echo", "sqlite", "sqlite-normal"}
-	defaultPhases = knownPhases[:4]
+	knownPhases   = []string{"study", "page", "echo", "echo-study", "sqlite", "sqlite-normal"}
+	defaultPhases = knownPhases[:5]
 )
 
 // Daily limits given to the learners: high enough never to hold back a run.
@@ -218,6 +221,10 @@ type ratios struct {
 	GradeToSQLiteNormal float64 `json:"grade_to_sqlite_normal"`
 	PageToEcho          float64 `json:"page_to_echo"`
 	GradeP99MS          float64 `json:"grade_p99_ms"`
+	// FloorToSQLite is the echo-study phase's reviews/s against the same
+	// ceiling: what the requests and answers of a review leave of the
+	// goal when kubequiz's own work costs nothing.
+	FloorToSQLite float64 `json:"floor_to_sqlite"`
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -315,6 +322,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		GradeToSQLiteNormal: ratio(rep.rate("study", opGrade), rep.rate("sqlite-normal", opInsert)),
 		PageToEcho:          ratio(rep.rate("page", opPage), rep.rate("echo", opHello)),
 		GradeP99MS:          rep.phase("study").op(opGrade).P99MS,
+		FloorToSQLite:       ratio(rep.rate("echo-study", opGrade), rep.rate("sqlite", opInsert)),
 	}
 
 	if cfg.json {
@@ -454,12 +462,48 @@ func runPhase(ctx context.Context, cfg config, name string, ls []*learner, trans
 		return warmAndMeasure(ctx, len(ls), warmup, d, cfg.maxRequests,
 			func(ctx context.Context, w int, rec *recorder) error { return clients[w].hello(ctx, rec) },
 			opHello), nil
+	case "echo-study":
+		return replayedStudy(ctx, cfg, ls, warmup, d)
 	case "sqlite":
 		return sqliteCeiling(ctx, cfg, filepath.Join(dir, "ceiling.db"), cfg.sync, warmup, d)
 	case "sqlite-normal":
 		return sqliteCeiling(ctx, cfg, filepath.Join(dir, "ceiling-normal.db"), store.SyncNormal, warmup, d)
 	}
 	return measured{}, fmt.Errorf("unknown phase %q", name)
+}
+
+// replayedStudy runs the study phase against replayEcho, with the answers
+// of a review the first learner makes first: the same learners, cookies,
+// requests and answers, without kubequiz's work. Each learner goes back to
+// the card it had on screen, and its count of reviews, afterwards.
+func replayedStudy(ctx context.Context, cfg config, ls []*learner, warmup, d time.Duration) (measured, error) {
+	answered, graded, err := ls[0].captureReview(ctx)
+	if err != nil {
+		return measured{}, err
+	}
+	base, stop, err := loopback(replayEcho(answered, graded), discardLogger())
+	if err != nil {
+		return measured{}, err
+	}
+	defer stop()
+	type saved struct {
+		base   string
+		card   form
+		graded int
+	}
+	keep := make([]saved, len(ls))
+	for i, l := range ls {
+		keep[i] = saved{l.base, l.card, l.graded}
+		l.base, l.card, l.think = base, form{}, cfg.think
+	}
+	defer func() {
+		for i, l := range ls {
+			l.base, l.card, l.graded, l.think = keep[i].base, keep[i].card, keep[i].graded, 0
+		}
+	}()
+	return warmAndMeasure(ctx, len(ls), warmup, d, cfg.maxRequests,
+		func(ctx context.Context, w int, rec *recorder) error { return ls[w].studyOnce(ctx, rec) },
+		opAnswer, opGrade), nil
 }
 
 // hello is one request to the bare echo handler.
@@ -613,6 +657,10 @@ func printReport(w io.Writer, r report) {
 		// bounds both sides.
 		fmt.Fprintf(w, "reviews/s ÷ SQLite without sync   %.3f  (synchronous=NORMAL, CPU-bound; the same goal against it: %s)\n",
 			r.Ratios.GradeToSQLiteNormal, verdict(r.Ratios.GradeToSQLiteNormal >= goalGradeToSQLite))
+	}
+	if has("echo-study") && has("sqlite") {
+		fmt.Fprintf(w, "echo-study reviews/s ÷ SQLite     %.3f  (the floor: a review's requests and kubequiz's answers, none of its work)\n",
+			r.Ratios.FloorToSQLite)
 	}
 	if has("page") && has("echo") {
 		fmt.Fprintf(w, "next-card pages/s ÷ bare echo     %.3f  (goal ≥ %.2f): %s\n",

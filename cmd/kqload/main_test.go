@@ -42,15 +42,16 @@ func TestRun(t *testing.T) {
 	}
 	for _, c := range []struct{ phase, op string }{
 		{"study", opAnswer}, {"study", opGrade},
-		{"page", opPage}, {"echo", opHello}, {"sqlite", opInsert}, {"sqlite-normal", opInsert},
+		{"page", opPage}, {"echo", opHello}, {"echo-study", opAnswer}, {"echo-study", opGrade},
+		{"sqlite", opInsert}, {"sqlite-normal", opInsert},
 	} {
 		o := rep.phase(c.phase).op(c.op)
 		if o.Count == 0 || o.PerSec <= 0 || o.P50MS <= 0 || o.P99MS < o.P50MS {
 			t.Errorf("%s %s: %+v; want requests with latencies", c.phase, c.op, o)
 		}
 	}
-	if rep.Ratios.GradeToSQLite <= 0 || rep.Ratios.GradeToSQLiteNormal <= 0 || rep.Ratios.PageToEcho <= 0 {
-		t.Errorf("ratios %+v; want all three above 0", rep.Ratios)
+	if rep.Ratios.GradeToSQLite <= 0 || rep.Ratios.GradeToSQLiteNormal <= 0 || rep.Ratios.PageToEcho <= 0 || rep.Ratios.FloorToSQLite <= 0 {
+		t.Errorf("ratios %+v; want all four above 0", rep.Ratios)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"sync"
 	"time"
 
@@ -54,6 +55,41 @@ func bareEcho() http.Handler {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.GET("/hello", func(c echo.Context) error { return c.String(http.StatusOK, "Hello, World!") })
+	return e
+}
+
+// replayEcho is the floor under a review: echo with no middleware, whose
+// handlers read the posted form and send back the answers kubequiz gave to
+// one real review, headers and all, so that a review costs the requests,
+// their parsing and their answers and nothing of kubequiz's own work. GET
+// /study, which the learners load before their first card, gets the
+// grade's answer too: it carries the next card.
+func replayEcho(answered, graded reply) http.Handler {
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	send := func(r reply) echo.HandlerFunc {
+		length := strconv.Itoa(len(r.body))
+		return func(c echo.Context) error {
+			if c.Request().Method == http.MethodPost {
+				if _, err := c.FormParams(); err != nil {
+					return err
+				}
+			}
+			h := c.Response().Header()
+			for k, v := range r.header {
+				if k != "Date" && k != "Content-Length" {
+					h[k] = v
+				}
+			}
+			h.Set(echo.HeaderContentLength, length)
+			c.Response().WriteHeader(http.StatusOK)
+			_, err := c.Response().Write(r.body)
+			return err
+		}
+	}
+	e.GET("/study", send(graded))
+	e.POST("/study/answer", send(answered))
+	e.POST("/study/grade", send(graded))
 	return e
 }
 
