@@ -463,7 +463,7 @@ func runPhase(ctx context.Context, cfg config, name string, ls []*learner, trans
 			func(ctx context.Context, w int, rec *recorder) error { return clients[w].hello(ctx, rec) },
 			opHello), nil
 	case "echo-study":
-		return replayedStudy(ctx, cfg, ls, warmup, d)
+		return replayedStudy(ctx, cfg, ls, transport, warmup, d)
 	case "sqlite":
 		return sqliteCeiling(ctx, cfg, filepath.Join(dir, "ceiling.db"), cfg.sync, warmup, d)
 	case "sqlite-normal":
@@ -473,10 +473,11 @@ func runPhase(ctx context.Context, cfg config, name string, ls []*learner, trans
 }
 
 // replayedStudy runs the study phase against replayEcho, with the answers
-// of a review the first learner makes first: the same learners, cookies,
-// requests and answers, without kubequiz's work. Each learner goes back to
-// the card it had on screen, and its count of reviews, afterwards.
-func replayedStudy(ctx context.Context, cfg config, ls []*learner, warmup, d time.Duration) (measured, error) {
+// of a review the first learner makes first. Each learner has a stand-in
+// there, with a jar of its own holding the learner's cookies: the same
+// requests, cookies and answers, without kubequiz's work, and the cookies
+// the replayed answers set stay with the stand-ins.
+func replayedStudy(ctx context.Context, cfg config, ls []*learner, transport http.RoundTripper, warmup, d time.Duration) (measured, error) {
 	answered, graded, err := ls[0].captureReview(ctx)
 	if err != nil {
 		return measured{}, err
@@ -486,23 +487,22 @@ func replayedStudy(ctx context.Context, cfg config, ls []*learner, warmup, d tim
 		return measured{}, err
 	}
 	defer stop()
-	type saved struct {
-		base   string
-		card   form
-		graded int
+	at, err := url.Parse(base + "/study")
+	if err != nil {
+		return measured{}, err
 	}
-	keep := make([]saved, len(ls))
+	stand := make([]*learner, len(ls))
 	for i, l := range ls {
-		keep[i] = saved{l.base, l.card, l.graded}
-		l.base, l.card, l.think = base, form{}, cfg.think
-	}
-	defer func() {
-		for i, l := range ls {
-			l.base, l.card, l.graded, l.think = keep[i].base, keep[i].card, keep[i].graded, 0
+		from, err := url.Parse(l.base + "/study")
+		if err != nil {
+			return measured{}, err
 		}
-	}()
-	return warmAndMeasure(ctx, len(ls), warmup, d, cfg.maxRequests,
-		func(ctx context.Context, w int, rec *recorder) error { return ls[w].studyOnce(ctx, rec) },
+		stand[i] = newLearner(base, l.login, "", transport, cfg.seed+uint64(i))
+		stand[i].client.Jar.SetCookies(at, l.client.Jar.Cookies(from))
+		stand[i].think = cfg.think
+	}
+	return warmAndMeasure(ctx, len(stand), warmup, d, cfg.maxRequests,
+		func(ctx context.Context, w int, rec *recorder) error { return stand[w].studyOnce(ctx, rec) },
 		opAnswer, opGrade), nil
 }
 
