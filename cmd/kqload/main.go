@@ -225,6 +225,9 @@ type ratios struct {
 	// ceiling: what the requests and answers of a review leave of the
 	// goal when kubequiz's own work costs nothing.
 	FloorToSQLite float64 `json:"floor_to_sqlite"`
+	// GradeToFloor is the study phase's reviews/s against the echo-study
+	// phase's: the share of the floor's rate kubequiz keeps with its work.
+	GradeToFloor float64 `json:"grade_to_floor"`
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -323,6 +326,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		PageToEcho:          ratio(rep.rate("page", opPage), rep.rate("echo", opHello)),
 		GradeP99MS:          rep.phase("study").op(opGrade).P99MS,
 		FloorToSQLite:       ratio(rep.rate("echo-study", opGrade), rep.rate("sqlite", opInsert)),
+		GradeToFloor:        ratio(rep.rate("study", opGrade), rep.rate("echo-study", opGrade)),
 	}
 
 	if cfg.json {
@@ -661,6 +665,9 @@ func printReport(w io.Writer, r report) {
 	if has("echo-study") && has("sqlite") {
 		fmt.Fprintf(w, "echo-study reviews/s ÷ SQLite     %.3f  (the floor: a review's requests and kubequiz's answers, none of its work)\n",
 			r.Ratios.FloorToSQLite)
+	}
+	if has("study") && has("echo-study") {
+		fmt.Fprintf(w, "reviews/s ÷ echo-study reviews/s  %.3f  (what kubequiz keeps of the floor's rate)\n", r.Ratios.GradeToFloor)
 	}
 	if has("page") && has("echo") {
 		fmt.Fprintf(w, "next-card pages/s ÷ bare echo     %.3f  (goal ≥ %.2f): %s\n",

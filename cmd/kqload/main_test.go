@@ -50,8 +50,8 @@ func TestRun(t *testing.T) {
 			t.Errorf("%s %s: %+v; want requests with latencies", c.phase, c.op, o)
 		}
 	}
-	if rep.Ratios.GradeToSQLite <= 0 || rep.Ratios.GradeToSQLiteNormal <= 0 || rep.Ratios.PageToEcho <= 0 || rep.Ratios.FloorToSQLite <= 0 {
-		t.Errorf("ratios %+v; want all four above 0", rep.Ratios)
+	if rep.Ratios.GradeToSQLite <= 0 || rep.Ratios.GradeToSQLiteNormal <= 0 || rep.Ratios.PageToEcho <= 0 || rep.Ratios.FloorToSQLite <= 0 || rep.Ratios.GradeToFloor <= 0 {
+		t.Errorf("ratios %+v; want all five above 0", rep.Ratios)
 	}
 }
 
