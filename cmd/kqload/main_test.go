@@ -4,6 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -142,5 +146,62 @@ func TestParseForms(t *testing.T) {
 	}
 	if len(parseForms([]byte(questionPage), markGradeForm)) != 0 {
 		t.Error("found a grade form in a question page")
+	}
+}
+
+// TestReplayEcho checks that the floor's server answers each study route
+// with the reply it was given: the body, the captured headers but Date and
+// a stale Content-Length, and a length of its own.
+func TestReplayEcho(t *testing.T) {
+	answered := reply{
+		header: http.Header{"Content-Type": {"text/html; charset=UTF-8"}, "X-Kept": {"answer"},
+			"Date": {"Mon, 02 Jan 2006 15:04:05 GMT"}, "Content-Length": {"999"}},
+		body: []byte(`<form hx-post="/study/grade">answered</form>`),
+	}
+	graded := reply{
+		header: http.Header{"Content-Type": {"text/html; charset=UTF-8"}, "X-Kept": {"grade"}},
+		body:   []byte(`<section id="study">graded</section>`),
+	}
+	srv := httptest.NewServer(replayEcho(answered, graded))
+	defer srv.Close()
+	form := url.Values{"q": {"7"}, "choice": {"2"}}.Encode()
+	tests := []struct {
+		method, path string
+		want         reply
+	}{
+		{http.MethodGet, "/study", graded},
+		{http.MethodPost, "/study/answer", answered},
+		{http.MethodPost, "/study/grade", graded},
+	}
+	for _, tc := range tests {
+		t.Run(tc.method+" "+tc.path, func(t *testing.T) {
+			var body io.Reader
+			if tc.method == http.MethodPost {
+				body = strings.NewReader(form)
+			}
+			req, err := http.NewRequest(tc.method, srv.URL+tc.path, body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			resp, err := srv.Client().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			got, err := io.ReadAll(resp.Body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.StatusCode != http.StatusOK || !bytes.Equal(got, tc.want.body) {
+				t.Errorf("status %d, body %q; want 200, %q", resp.StatusCode, got, tc.want.body)
+			}
+			if resp.ContentLength != int64(len(tc.want.body)) || resp.Header.Get("X-Kept") != tc.want.header.Get("X-Kept") {
+				t.Errorf("length %d, X-Kept %q; want %d, %q", resp.ContentLength, resp.Header.Get("X-Kept"), len(tc.want.body), tc.want.header.Get("X-Kept"))
+			}
+			if d := resp.Header.Get("Date"); d == "" || d == "Mon, 02 Jan 2006 15:04:05 GMT" {
+				t.Errorf("Date %q; want the server's own", d)
+			}
+		})
 	}
 }
