@@ -49,8 +49,8 @@ type StudyPresentation struct {
 	// ShownAt is when the question was shown, in unix milliseconds.
 	ShownAt int64
 	Type    quiz.Type
-	// Prompt is the question text; for a cloze, with its gaps blanked
-	// (the page shows ClozeParts instead).
+	// Prompt is the question text; empty for a cloze, whose text is
+	// ClozeParts.
 	Prompt string
 	// Options are the choices (single and multi choice) or the items to
 	// order, shuffled.

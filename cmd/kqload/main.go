@@ -15,9 +15,10 @@
 //	study          every learner loops: GET /study, POST /study/answer, POST /study/grade
 //	page           every learner only loads the next-card page, GET /study
 //	echo           the same client pool on a bare echo handler, GET /hello
-//	echo-study     the study phase's learners and requests on a bare echo
-//	               handler that replays kubequiz's answers to one review:
-//	               the floor HTTP alone puts under a review
+//	echo-study     the study phase's requests, from stand-ins with the
+//	               learners' cookies, on a bare echo handler that replays
+//	               kubequiz's answers to one review: the floor HTTP alone
+//	               puts under a review
 //	sqlite         one writer: BEGIN IMMEDIATE; INSERT one row; COMMIT
 //	sqlite-normal  (only when asked for) the same with synchronous=NORMAL,
 //	               a CPU-bound reference beside a server run with -sync full

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"path"
@@ -68,20 +69,17 @@ func replayEcho(answered, graded reply) http.Handler {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	send := func(r reply) echo.HandlerFunc {
-		length := strconv.Itoa(len(r.body))
+		// The server dates each answer itself.
+		header := r.header.Clone()
+		header.Del("Date")
+		header.Set(echo.HeaderContentLength, strconv.Itoa(len(r.body)))
 		return func(c echo.Context) error {
 			if c.Request().Method == http.MethodPost {
 				if _, err := c.FormParams(); err != nil {
 					return err
 				}
 			}
-			h := c.Response().Header()
-			for k, v := range r.header {
-				if k != "Date" && k != "Content-Length" {
-					h[k] = v
-				}
-			}
-			h.Set(echo.HeaderContentLength, length)
+			maps.Copy(c.Response().Header(), header)
 			c.Response().WriteHeader(http.StatusOK)
 			_, err := c.Response().Write(r.body)
 			return err

@@ -121,8 +121,8 @@ func foldHyphens(s string) string {
 		return s
 	}
 	rs := []rune(s)
-	for i := 0; i < len(rs); i++ {
-		if r := rs[i]; r >= '\u2010' && r <= '\u2015' || r == '\u2212' {
+	for i, r := range rs {
+		if isDash(r) {
 			rs[i] = '-'
 		}
 	}
@@ -152,7 +152,11 @@ func foldHyphens(s string) string {
 	return string(rs)
 }
 
-func isHyphenLike(r rune) bool { return r >= '\u2010' && r <= '\u2015' || r == '\u2212' || r == 'ー' }
+func isHyphenLike(r rune) bool { return isDash(r) || r == 'ー' }
+
+// isDash reports whether r is a Unicode hyphen or dash (U+2010 to U+2015)
+// or the minus sign.
+func isDash(r rune) bool { return r >= '\u2010' && r <= '\u2015' || r == '\u2212' }
 
 func isASCIIAlnum(r rune) bool {
 	return r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r >= 'A' && r <= 'Z'

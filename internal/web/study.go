@@ -129,7 +129,7 @@ func (s *Server) answer(c echo.Context) error {
 	if q.Type == quiz.Order && resp.Order == nil {
 		// Two items given the same place is a slip, not an answer: the
 		// same presentation again, with the learner's places kept.
-		v := presentation(card.StudyCard, studyScope(f, card), csrfToken(c), f.presentationID, time.UnixMilli(f.shownAt))
+		v := f.answered(card, csrfToken(c))
 		v.Positions, v.Error = orderPositions(form, len(q.Items)), msgRepeatedPosition
 		return s.renderStudy(c, v.Scope, views.StudyQuestion(v), v.Error)
 	}

@@ -233,6 +233,11 @@ func orderPositions(form url.Values, n int) map[int]int {
 	return out
 }
 
+// answered is the presentation an answered form was sent from.
+func (f studyForm) answered(card store.CardPreview, csrf string) views.StudyPresentation {
+	return presentation(card.StudyCard, studyScope(f, card), csrf, f.presentationID, time.UnixMilli(f.shownAt))
+}
+
 // studyScope is what an answered form studies: its deck, titled when the
 // card is of that deck, or every subscribed deck.
 func studyScope(f studyForm, card store.CardPreview) views.StudyScope {
@@ -323,8 +328,8 @@ func presentation(sc store.StudyCard, scope views.StudyScope, csrf, presentation
 	case quiz.Order:
 		v.Options = options(q.Items, presentationID, true)
 	case quiz.Cloze:
-		v.ClozeParts = quiz.ClozeParts(q.Prompt)
-		v.Prompt = strings.Join(v.ClozeParts, quiz.ClozeBlank) // quiz.ClozeText
+		// The stored prompt holds the answers: the page shows the parts.
+		v.ClozeParts, v.Prompt = quiz.ClozeParts(q.Prompt), ""
 	}
 	return v
 }
@@ -335,7 +340,7 @@ func feedback(f studyForm, card store.CardPreview, resp quiz.Response, csrf stri
 	q := card.Question.Question
 	res := q.Grade(resp)
 	v := views.StudyFeedback{
-		StudyPresentation: presentation(card.StudyCard, studyScope(f, card), csrf, f.presentationID, time.UnixMilli(f.shownAt)),
+		StudyPresentation: f.answered(card, csrf),
 		Given:             givenText(q, resp),
 		Expected:          res.Expected,
 		Explanation:       q.Explanation,
@@ -483,7 +488,7 @@ func emptyQueue(n store.StudyNext, u quiz.User, scope views.StudyScope, notice s
 	}
 	// A limit above 0 lets the held-back cards in when the day rolls over;
 	// say so unless a scheduled card comes first.
-	held := n.NewLimitReached && u.NewPerDay > 0 || n.ReviewLimitReached && u.ReviewsPerDay > 0
+	held := v.NewLimitReached && !v.NewLimitZero || v.ReviewLimitReached && !v.ReviewLimitZero
 	if held && (n.NextDue.IsZero() || n.NextDue.After(n.DayEnds)) {
 		v.ResumesAt = v.DayEnds
 	}
