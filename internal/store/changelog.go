@@ -191,13 +191,9 @@ func (db *DB) IngestChangelogs(ctx context.Context, inputs []ChangelogInput, opt
 	}
 	var results []IngestResult
 	err := db.tx(ctx, func(tx *sql.Tx) error {
-		results = results[:0]
-		for _, in := range inputs {
-			r, err := ingestDocument(ctx, tx, in, opt)
-			if err != nil {
-				return fmt.Errorf("%s: %w", in.File, err)
-			}
-			results = append(results, r)
+		var err error
+		if results, err = ingestDocuments(ctx, tx, inputs, opt); err != nil {
+			return err
 		}
 		if opt.DryRun {
 			return errDryRun
@@ -206,6 +202,45 @@ func (db *DB) IngestChangelogs(ctx context.Context, inputs []ChangelogInput, opt
 	})
 	if err != nil && !errors.Is(err, errDryRun) {
 		return nil, fmt.Errorf("store: ingest: %w", err)
+	}
+	return results, nil
+}
+
+// IngestUpload stores inputs, parsed from the changelog upload id of
+// userID, as IngestChangelogs does, and drops the upload, in one
+// transaction. The upload is dropped first: when it is already gone
+// (applied or cancelled by a request that came first) the result is
+// quiz.ErrNotFound and nothing is stored, so that a repeated submit
+// ingests once. opt.DryRun is ignored.
+func (db *DB) IngestUpload(ctx context.Context, id string, userID int64, inputs []ChangelogInput, opt IngestOptions) ([]IngestResult, error) {
+	opt.DryRun = false
+	if err := checkChangelogInputs(inputs, opt); err != nil {
+		return nil, fmt.Errorf("store: ingest upload %s: %w", id, err)
+	}
+	var results []IngestResult
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		if err := expectOne(tx.ExecContext(ctx, `DELETE FROM uploads WHERE id = ? AND user_id = ? AND kind = 'changelog'`, id, userID)); err != nil {
+			return err
+		}
+		var err error
+		results, err = ingestDocuments(ctx, tx, inputs, opt)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: ingest upload %s: %w", id, err)
+	}
+	return results, nil
+}
+
+// ingestDocuments stores each input in tx.
+func ingestDocuments(ctx context.Context, tx *sql.Tx, inputs []ChangelogInput, opt IngestOptions) ([]IngestResult, error) {
+	results := make([]IngestResult, 0, len(inputs))
+	for _, in := range inputs {
+		r, err := ingestDocument(ctx, tx, in, opt)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", in.File, err)
+		}
+		results = append(results, r)
 	}
 	return results, nil
 }

@@ -187,3 +187,57 @@ func TestRecordReviewChecksDeckAndAnswer(t *testing.T) {
 		t.Errorf("a normal review: %v", err)
 	}
 }
+
+func TestIngestUploadOnce(t *testing.T) {
+	db := newTestDB(t)
+	ctx := context.Background()
+	now := time.Now()
+	admin := newTestUser(t, db, "admin", quiz.RoleAdmin)
+	other := newTestUser(t, db, "other", quiz.RoleAdmin)
+	id, err := db.SaveUpload(ctx, admin.ID, "changelog", []UploadedFile{{Name: "node.md", Data: []byte(nodeArticle)}}, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := parseArticle(t, nodeArticle)
+	inputs := []ChangelogInput{{File: "node.md", Document: doc, Generated: testGenerate(doc)}}
+	opt := IngestOptions{Actor: "admin", Now: now}
+	if _, err := db.IngestUpload(ctx, id, other.ID, inputs, opt); !errors.Is(err, quiz.ErrNotFound) {
+		t.Errorf("another admin's upload = %v, want ErrNotFound", err)
+	}
+	// Two submits at once: one ingests, the other finds the upload gone.
+	errs := make(chan error, 2)
+	for range 2 {
+		go func() {
+			_, err := db.IngestUpload(ctx, id, admin.ID, inputs, opt)
+			errs <- err
+		}()
+	}
+	var ok, gone int
+	for range 2 {
+		switch err := <-errs; {
+		case err == nil:
+			ok++
+		case errors.Is(err, quiz.ErrNotFound):
+			gone++
+		default:
+			t.Errorf("apply: %v", err)
+		}
+	}
+	if ok != 1 || gone != 1 {
+		t.Errorf("applies: %d stored, %d found the upload gone; want 1 and 1", ok, gone)
+	}
+	if runs, err := db.ImportRuns(ctx, 10); err != nil || len(runs) != 1 {
+		t.Errorf("import runs = %d, %v; want 1", len(runs), err)
+	}
+	if _, err := db.Upload(ctx, id, admin.ID, "changelog", now); !errors.Is(err, quiz.ErrNotFound) {
+		t.Errorf("upload after apply = %v, want ErrNotFound", err)
+	}
+	// A yaml upload is not a changelog upload.
+	yamlID, err := db.SaveUpload(ctx, admin.ID, "yaml", []UploadedFile{{Name: "a.yaml", Data: []byte("x")}}, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.IngestUpload(ctx, yamlID, admin.ID, inputs, opt); !errors.Is(err, quiz.ErrNotFound) {
+		t.Errorf("a yaml upload applied as a changelog = %v, want ErrNotFound", err)
+	}
+}

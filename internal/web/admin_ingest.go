@@ -305,7 +305,8 @@ func (h *ingester) progressView(id string, o ingestOptions, j ingestJobState) vi
 }
 
 // apply parses and generates again, so that the timeline is the stored one
-// of this moment, and stores the documents and drafts in one transaction.
+// of this moment, and stores the documents and drafts in one transaction
+// that also drops the upload: a second submit of the same upload is a 404.
 func (h *ingester) apply(c echo.Context) error {
 	u, _ := currentUser(c)
 	ctx := c.Request().Context()
@@ -326,11 +327,8 @@ func (h *ingester) apply(c echo.Context) error {
 		pv := views.IngestPreview{CancelURL: "/admin/ingest/" + id + "/cancel", Opts: o.view(), Problems: problems}
 		return h.s.render(c, http.StatusUnprocessableEntity, views.AdminIngestPreview(h.s.page(c, "取り込みのプレビュー"), pv))
 	}
-	results, err := h.s.db.IngestChangelogs(ctx, inputs, store.IngestOptions{Actor: u.Login, Language: o.Lang, Now: time.Now()})
+	results, err := h.s.db.IngestUpload(ctx, id, u.ID, inputs, store.IngestOptions{Actor: u.Login, Language: o.Lang, Now: time.Now()})
 	if err != nil {
-		return err
-	}
-	if err := h.s.db.DeleteUpload(ctx, id, u.ID); err != nil {
 		return err
 	}
 	h.jobs.drop(id + "?")

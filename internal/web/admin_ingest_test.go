@@ -170,6 +170,13 @@ func TestAdminIngestFlow(t *testing.T) {
 		t.Fatalf("apply = %d to %q; body %.300s", rec.Code, rec.Header().Get("Location"), rec.Body.String())
 	}
 	docPage, _, _ := strings.Cut(rec.Header().Get("Location"), "?")
+	// The apply used the upload up: a second submit stores nothing.
+	if rec := admin.post(apply, u.Query()); rec.Code != http.StatusNotFound {
+		t.Errorf("second apply = %d, want 404", rec.Code)
+	}
+	if runs, err := ts.db.ImportRuns(ctx, 10); err != nil || len(runs) != 1 {
+		t.Errorf("import runs after two applies = %d, %v; want 1", len(runs), err)
+	}
 	if pub, _ := ts.db.DeckQuestions(ctx, "v1-36-sig-node", true); len(pub) != 0 {
 		t.Fatalf("%d questions published by saving", len(pub))
 	}
