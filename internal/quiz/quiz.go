@@ -148,6 +148,28 @@ func (q Question) ContentHash() string {
 	return hex.EncodeToString(sum[:])
 }
 
+// AnswerKey is a short digest of what decides how a response to q is
+// read and graded: its type, prompt and payload (choices, answers, items).
+// A page that puts q to a learner carries it, so that an answer to a
+// version of q that has been edited since is told apart. The explanation
+// and source are left out: editing them changes no answer.
+func (q Question) AnswerKey() string {
+	b, err := json.Marshal(struct {
+		Type    Type    `json:"type"`
+		Prompt  string  `json:"prompt"`
+		Payload Payload `json:"payload"`
+	}{q.Type, q.Prompt, q.Payload()})
+	if err != nil {
+		// Marshalling a struct of strings, ints and bools cannot fail.
+		panic("quiz: marshal answer key: " + err.Error())
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:AnswerKeyBytes])
+}
+
+// AnswerKeyBytes is the length of an answer key before hex encoding.
+const AnswerKeyBytes = 8
+
 // DeckSummary is a deck with how many published questions it holds.
 type DeckSummary struct {
 	Deck

@@ -213,6 +213,38 @@ func TestContentHashChangesWithWording(t *testing.T) {
 	}
 }
 
+func TestAnswerKey(t *testing.T) {
+	base := validSingle()
+	tests := []struct {
+		name    string
+		edit    func(q *Question)
+		changes bool
+	}{
+		{"nothing", func(q *Question) {}, false},
+		{"explanation", func(q *Question) { q.Explanation += "。" }, false},
+		{"source", func(q *Question) { q.Source.PRs = append(q.Source.PRs, 1) }, false},
+		{"tags", func(q *Question) { q.Tags = append(q.Tags, "extra") }, false},
+		{"prompt", func(q *Question) { q.Prompt += "?" }, true},
+		{"choices reordered", func(q *Question) { q.Choices[0], q.Choices[1] = q.Choices[1], q.Choices[0] }, true},
+		{"answer", func(q *Question) { q.Answer = q.Choices[0] }, true},
+		{"accepted alternatives", func(q *Question) { q.Accept = []string{"x"} }, true},
+		{"type", func(q *Question) { q.Type = MultiChoice }, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q := validSingle()
+			tt.edit(&q)
+			got := q.AnswerKey()
+			if len(got) != 2*AnswerKeyBytes || strings.ToLower(got) != got {
+				t.Fatalf("AnswerKey = %q, want %d lower-case hex digits", got, 2*AnswerKeyBytes)
+			}
+			if changed := got != base.AnswerKey(); changed != tt.changes {
+				t.Errorf("key changed = %v, want %v", changed, tt.changes)
+			}
+		})
+	}
+}
+
 func TestCompareReleases(t *testing.T) {
 	tests := []struct {
 		a, b string

@@ -58,6 +58,7 @@ type cachedQuestion struct {
 	origin    quiz.Origin
 	generator string
 	question  quiz.Question
+	answerKey string // question.AnswerKey()
 }
 
 // questionByRevisionQuery loads every column of question ?1 with its
@@ -65,10 +66,10 @@ type cachedQuestion struct {
 const questionByRevisionQuery = `SELECT ` + questionColumns + `, q.revision, q.created_at
 	FROM questions q JOIN decks d ON d.id = q.deck_id WHERE q.id = +?1`
 
-// resolve returns the study question ref points to, from the cache when it
-// holds ref's revision and otherwise read with q (in the same transaction
-// as ref, where there is one).
-func (c *questionCache) resolve(ctx context.Context, q querier, ref questionRef) (StoredQuestion, error) {
+// resolve returns the study question ref points to and its answer key,
+// from the cache when it holds ref's revision and otherwise read with q
+// (in the same transaction as ref, where there is one).
+func (c *questionCache) resolve(ctx context.Context, q querier, ref questionRef) (StoredQuestion, string, error) {
 	sq := StoredQuestion{ID: ref.id, DeckID: ref.deckID, DeckSlug: ref.slug, Position: ref.position, Status: quiz.Status(ref.status)}
 	c.mu.RLock()
 	e, ok := c.m[ref.id]
@@ -76,11 +77,11 @@ func (c *questionCache) resolve(ctx context.Context, q querier, ref questionRef)
 	if !ok || e.rev != (questionRevision{ref.revision, ref.created}) {
 		var err error
 		if e, err = c.load(ctx, q, ref.id); err != nil {
-			return sq, err
+			return sq, "", err
 		}
 	}
 	sq.Origin, sq.Generator, sq.Question = e.origin, e.generator, e.question
-	return sq, nil
+	return sq, e.answerKey, nil
 }
 
 // load reads question id and keeps it. The row read may be a revision newer
@@ -96,6 +97,7 @@ func (c *questionCache) load(ctx context.Context, q querier, id int64) (cachedQu
 		return e, fmt.Errorf("question %d: %w", id, err)
 	}
 	e.origin, e.generator, e.question = sq.Origin, sq.Generator, sq.Question
+	e.answerKey = sq.Question.AnswerKey()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if cur, ok := c.m[id]; ok && cur.rev.created == e.rev.created && cur.rev.revision > e.rev.revision {

@@ -20,6 +20,9 @@ type StudyCard struct {
 	Card      fsrs.Card
 	IsNew     bool
 	DeckTitle string
+	// AnswerKey is the question's quiz.Question.AnswerKey: a page that
+	// puts the card to the learner sends it back with the answer (Review).
+	AnswerKey string
 }
 
 // StudyNext is what the study queue serves next or, when nothing is due,
@@ -110,11 +113,11 @@ func scanStudyCard(row scanner, now time.Time, prefix ...any) (StudyCard, questi
 
 // resolveStudyCard fills in the question of a card scanStudyCard read.
 func (db *DB) resolveStudyCard(ctx context.Context, q querier, sc *StudyCard, ref questionRef) error {
-	sq, err := db.questions.resolve(ctx, q, ref)
+	sq, key, err := db.questions.resolve(ctx, q, ref)
 	if err != nil {
 		return err
 	}
-	sc.Question = sq
+	sc.Question, sc.AnswerKey = sq, key
 	return nil
 }
 

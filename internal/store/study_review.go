@@ -103,10 +103,19 @@ type Review struct {
 	// Deck, when not empty, is the slug of the deck being studied: a
 	// question of another deck is then quiz.ErrNotFound.
 	Deck string
+	// AnswerKey, when not empty, is the StudyCard.AnswerKey of the
+	// question as it was put to the learner: a question edited since is
+	// ErrQuestionChanged.
+	AnswerKey string
 	// Duration is how long the learner took to answer.
 	Duration time.Duration
 	At       time.Time
 }
+
+// ErrQuestionChanged refuses a review of a question edited (by an import,
+// say) after it was put to the learner: their answer was to a version that
+// is gone, and nothing is recorded.
+var ErrQuestionChanged = fmt.Errorf("the question changed after it was shown: %w", quiz.ErrConflict)
 
 // noCursor is the position of a cursor that covers nothing: below every
 // question's.
@@ -245,14 +254,11 @@ func (db *DB) RecordReview(ctx context.Context, r Review) (Recorded, error) {
 func (db *DB) recordReview(ctx context.Context, q txStmts, p pendingReview) (out Recorded, wrote bool, err error) {
 	r := p.review
 	sc, a, err := db.cardForAnswer(ctx, q, r.UserID, r.QuestionID, r.At)
+	if err == nil {
+		err = checkReview(r, sc)
+	}
 	if err != nil {
-		return out, false, err
-	}
-	if r.Deck != "" && r.Deck != sc.Question.DeckSlug {
-		return out, false, fmt.Errorf("question %d is not in deck %q: %w", r.QuestionID, r.Deck, quiz.ErrNotFound)
-	}
-	if err := sc.Question.Question.CheckResponse(r.Response); err != nil {
-		return out, false, err
+		return refused(ctx, q, r, err)
 	}
 	sched, err := db.schedulers.get(a.retention, true)
 	if err != nil {
@@ -302,6 +308,36 @@ func (db *DB) recordReview(ctx context.Context, q txStmts, p pendingReview) (out
 		return out, true, advanceCursor(ctx, q, r.UserID, sc.Question)
 	}
 	return out, true, nil
+}
+
+// checkReview refuses a review that does not fit the card it is for.
+func checkReview(r Review, sc StudyCard) error {
+	if r.Deck != "" && r.Deck != sc.Question.DeckSlug {
+		return fmt.Errorf("question %d is not in deck %q: %w", r.QuestionID, r.Deck, quiz.ErrNotFound)
+	}
+	if r.AnswerKey != "" && r.AnswerKey != sc.AnswerKey {
+		return fmt.Errorf("question %d: %w", r.QuestionID, ErrQuestionChanged)
+	}
+	return sc.Question.Question.CheckResponse(r.Response)
+}
+
+// refused answers a review refused before it wrote anything (err). When its
+// request id is recorded already for the same user and question, it is the
+// retry of a review recorded before the question was retired or edited, and
+// gets that review, as a duplicate; otherwise err.
+func refused(ctx context.Context, q querier, r Review, err error) (Recorded, bool, error) {
+	if !errors.Is(err, quiz.ErrNotFound) && !errors.Is(err, quiz.ErrInvalid) && !errors.Is(err, quiz.ErrConflict) {
+		return Recorded{}, false, err
+	}
+	out, lookErr := scanRecorded(q.QueryRowContext(ctx, earlierReviewQuery, r.RequestID, r.UserID, r.QuestionID))
+	switch {
+	case lookErr == nil:
+		out.Duplicate = true
+		return out, false, nil
+	case errors.Is(lookErr, sql.ErrNoRows):
+		return Recorded{}, false, err
+	}
+	return Recorded{}, false, fmt.Errorf("earlier review: %w", lookErr)
 }
 
 // countReview counts a review, of a card that was in state before, in the

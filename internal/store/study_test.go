@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"kubequiz/internal/bank"
 	"kubequiz/internal/fsrs"
 	"kubequiz/internal/quiz"
 )
@@ -560,5 +561,100 @@ func TestStudyQueryPlans(t *testing.T) {
 				t.Errorf("plan sorts:\n%s", text)
 			}
 		})
+	}
+}
+
+// onScreenYAML is a deck of one single-choice question whose right answer,
+// "beta", is choice 1 of its first version.
+const onScreenYAML = `deck:
+  slug: deck-a
+  title: deck-a
+  release: "1.36"
+  sig: SIG-Node
+  language: ja
+questions:
+  - id: q-1
+    type: single_choice
+    prompt: "Which stage did Gate1 reach?"
+    choices: ["alpha", "beta", "GA"]
+    answer: beta
+    explanation: Gate1 moved to beta.
+    source: {release: "1.36", sig: SIG-Node, kind: feature, prs: [100001]}
+`
+
+// TestRecordReviewQuestionChanged: a review of a question edited after it
+// was shown (its answer key has changed) records nothing, whatever the
+// edit did to the answer's meaning; one of an edit that changes no answer
+// is recorded; and the retry of a review recorded before the question was
+// edited or retired gets that review back instead of a refusal.
+func TestRecordReviewQuestionChanged(t *testing.T) {
+	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name    string
+		edited  string // the deck's file after the question was shown
+		choice  int    // the learner's answer, to the version shown
+		wantErr error  // nil: recorded, correct
+	}{
+		{"choices reordered", strings.Replace(onScreenYAML, `["alpha", "beta", "GA"]`, `["beta", "alpha", "GA"]`, 1), 1, ErrQuestionChanged},
+		{"a choice dropped", strings.Replace(onScreenYAML, `["alpha", "beta", "GA"]`, `["alpha", "beta"]`, 1), 2, ErrQuestionChanged},
+		{"prompt reworded", strings.Replace(onScreenYAML, "Which stage", "What stage", 1), 1, ErrQuestionChanged},
+		{"explanation reworded", strings.Replace(onScreenYAML, "moved to beta.", "became beta.", 1), 1, nil},
+		{"retired", strings.Replace(onScreenYAML, "id: q-1", "id: q-2", 1), 1, quiz.ErrNotFound},
+	}
+	ctx := context.Background()
+	// shown imports the deck and returns a database, its learner and the
+	// review of the card the queue put to them.
+	shown := func(t *testing.T, choice int) (*DB, Review) {
+		t.Helper()
+		db := newTestDB(t)
+		importDeck(t, db, onScreenYAML, now)
+		user := addStudyUser(t, db, "alice", studyUserOpts{})
+		subscribe(t, db, user, "deck-a")
+		n, err := db.NextCard(ctx, learner(t, db, user), "", now)
+		if err != nil || !n.Found || n.Card.AnswerKey != n.Card.Question.Question.AnswerKey() {
+			t.Fatalf("NextCard = %+v, %v", n, err)
+		}
+		return db, Review{UserID: user, QuestionID: n.Card.Question.ID, RequestID: reqID(1), Rating: fsrs.Good,
+			Response: quiz.Response{Choice: choice}, AnswerKey: n.Card.AnswerKey, At: now.Add(10 * time.Second)}
+	}
+	for _, tt := range tests {
+		t.Run(tt.name+", before the grade", func(t *testing.T) {
+			db, r := shown(t, tt.choice)
+			importDeck(t, db, tt.edited, now)
+			rec, err := db.RecordReview(ctx, r)
+			if !errors.Is(err, tt.wantErr) || (err == nil && !rec.Correct) {
+				t.Fatalf("RecordReview = %+v, %v; want error %v", rec, err, tt.wantErr)
+			}
+			want := 0
+			if tt.wantErr == nil {
+				want = 1
+			}
+			if countRows(t, db, `SELECT count(*) FROM review_log`) != want || countRows(t, db, `SELECT count(*) FROM cards`) != want {
+				t.Errorf("reviews and cards stored: want %d of each", want)
+			}
+		})
+		t.Run(tt.name+", between the grade and its retry", func(t *testing.T) {
+			db, r := shown(t, 1)
+			first, err := db.RecordReview(ctx, r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			importDeck(t, db, tt.edited, now)
+			again, err := db.RecordReview(ctx, r)
+			if err != nil || !again.Duplicate || !again.Due.Equal(first.Due) || again.Rating != first.Rating {
+				t.Errorf("retry = %+v, %v; want the first review (%+v) as a duplicate", again, err, first)
+			}
+			if n := countRows(t, db, `SELECT count(*) FROM review_log`); n != 1 {
+				t.Errorf("review_log rows = %d, want 1", n)
+			}
+		})
+	}
+}
+
+// importDeck imports one deck file, retiring what it no longer holds.
+func importDeck(t *testing.T, db *DB, src string, now time.Time) {
+	t.Helper()
+	if _, err := db.ImportBank(context.Background(), []bank.Decoded{decodeFile(t, "a.yaml", src)}, ImportOptions{Actor: "cli", Prune: true, Now: now}); err != nil {
+		t.Fatal(err)
 	}
 }

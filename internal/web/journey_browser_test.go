@@ -278,6 +278,7 @@ func TestLearnerJourneyInBrowser(t *testing.T) {
 		"p":      newPresentationID(),
 		"d":      journeyDeck,
 		"t":      strconv.FormatInt(time.Now().Add(-3*time.Second).UnixMilli(), 10),
+		"k":      first.q.AnswerKey(),
 		"answer": `{"Choice":0}`,
 		"ms":     "3000",
 		"rating": "4",

@@ -124,6 +124,9 @@ func (s *Server) answer(c echo.Context) error {
 	if f.scope != "" && f.scope != card.Question.DeckSlug {
 		return echo.ErrNotFound // a deck the study page cannot have sent
 	}
+	if f.answerKey != card.AnswerKey {
+		return s.presentChanged(c, f, card.StudyCard, now)
+	}
 	q := card.Question.Question
 	resp := parseResponse(form, q)
 	if q.Type == quiz.Order && resp.Order == nil {
@@ -156,6 +159,13 @@ func (s *Server) grade(c echo.Context) error {
 		// An answer that does not fit the question: the form was not ours.
 		return echo.NewHTTPError(http.StatusUnprocessableEntity).SetInternal(err)
 	}
+	if errors.Is(err, store.ErrQuestionChanged) {
+		card, err := s.db.PreviewCard(c.Request().Context(), u.ID, in.review.QuestionID, now)
+		if err != nil {
+			return err
+		}
+		return s.presentChanged(c, in.form, card.StudyCard, now)
+	}
 	if err != nil {
 		return err
 	}
@@ -174,6 +184,16 @@ func (s *Server) grade(c echo.Context) error {
 		return err
 	}
 	return s.renderNext(c, u, next, gradeNotice(rec), now)
+}
+
+// presentChanged puts again, as a new presentation, the question of an
+// answered form that was edited after the form was shown: nothing about the
+// old version is graded.
+func (s *Server) presentChanged(c echo.Context, f studyForm, sc store.StudyCard, now time.Time) error {
+	scope := studyScope(f, sc)
+	v := presentation(sc, scope, csrfToken(c), newPresentationID(), now)
+	v.Notice = msgQuestionChanged
+	return s.renderStudy(c, scope, views.StudyQuestion(v), v.Notice)
 }
 
 // renderNext shows the card the queue served, or the empty queue.

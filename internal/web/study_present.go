@@ -91,6 +91,7 @@ type studyForm struct {
 	presentationID string
 	scope          string // deck slug, or "" for every subscribed deck
 	shownAt        int64  // unix ms
+	answerKey      string // the question's, as shown (store.StudyCard.AnswerKey)
 }
 
 // bindStudyForm reads the hidden fields of a study form. A form that the
@@ -113,7 +114,18 @@ func bindStudyForm(c echo.Context) (studyForm, error) {
 	if f.shownAt, err = strconv.ParseInt(c.FormValue("t"), 10, 64); err != nil || f.shownAt < 0 {
 		return bad("time shown")
 	}
+	if f.answerKey = c.FormValue("k"); !validAnswerKey(f.answerKey) {
+		return bad("answer key")
+	}
 	return f, nil
+}
+
+func validAnswerKey(k string) bool {
+	if len(k) != 2*quiz.AnswerKeyBytes {
+		return false
+	}
+	_, err := hex.DecodeString(k)
+	return err == nil && strings.ToLower(k) == k
 }
 
 // gradeForm is a bound grade submit; the review lacks only the user and time.
@@ -150,6 +162,7 @@ func bindGradeForm(c echo.Context) (gradeForm, error) {
 		Rating:     fsrs.Rating(rating),
 		Response:   resp,
 		Deck:       f.scope,
+		AnswerKey:  f.answerKey,
 		Duration:   time.Duration(elapsed) * time.Millisecond,
 	}}, nil
 }
@@ -218,6 +231,10 @@ func parseResponse(form url.Values, q quiz.Question) quiz.Response {
 	return r
 }
 
+// msgQuestionChanged puts a question again that was edited while the
+// learner was answering it.
+const msgQuestionChanged = "この問題は表示の後に更新されました。更新後の問題にもう一度答えてください。"
+
 // msgRepeatedPosition asks again for an order question's answer.
 const msgRepeatedPosition = "同じ番号が 2 つ以上の項目にあります。項目ごとに別の番号を選んでください。"
 
@@ -235,15 +252,15 @@ func orderPositions(form url.Values, n int) map[int]int {
 
 // answered is the presentation an answered form was sent from.
 func (f studyForm) answered(card store.CardPreview, csrf string) views.StudyPresentation {
-	return presentation(card.StudyCard, studyScope(f, card), csrf, f.presentationID, time.UnixMilli(f.shownAt))
+	return presentation(card.StudyCard, studyScope(f, card.StudyCard), csrf, f.presentationID, time.UnixMilli(f.shownAt))
 }
 
 // studyScope is what an answered form studies: its deck, titled when the
 // card is of that deck, or every subscribed deck.
-func studyScope(f studyForm, card store.CardPreview) views.StudyScope {
+func studyScope(f studyForm, sc store.StudyCard) views.StudyScope {
 	scope := views.StudyScope{Slug: f.scope}
-	if f.scope == card.Question.DeckSlug {
-		scope.Title = card.DeckTitle
+	if f.scope == sc.Question.DeckSlug {
+		scope.Title = sc.DeckTitle
 	}
 	return scope
 }
@@ -319,7 +336,7 @@ func options(list []string, presentationID string, notIdentity bool) []views.Opt
 func presentation(sc store.StudyCard, scope views.StudyScope, csrf, presentationID string, shownAt time.Time) views.StudyPresentation {
 	q := sc.Question.Question
 	v := views.StudyPresentation{
-		Scope: scope, CSRFToken: csrf, QuestionID: sc.Question.ID, ID: presentationID,
+		Scope: scope, CSRFToken: csrf, QuestionID: sc.Question.ID, ID: presentationID, AnswerKey: sc.AnswerKey,
 		ShownAt: shownAt.UnixMilli(), Type: q.Type, Prompt: q.Prompt, DeckTitle: sc.DeckTitle, New: sc.IsNew,
 	}
 	switch q.Type {

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"html"
 	"net/http"
@@ -215,13 +216,25 @@ func (env *studyEnv) card(cl studyClient, ext string) store.CardPreview {
 	return p
 }
 
-// answerForm is the hidden part of an answer or grade form.
-func answerForm(qid int64, presentation string, extra url.Values) url.Values {
+// answerForm is the hidden part of an answer or grade form, with the
+// answer key of the question as stored now (any key for one that does not
+// exist).
+func (env *studyEnv) answerForm(qid int64, presentation string, extra url.Values) url.Values {
+	env.t.Helper()
+	key := strings.Repeat("0", 2*quiz.AnswerKeyBytes)
+	sq, err := env.ts.db.Question(context.Background(), qid)
+	switch {
+	case err == nil:
+		key = sq.Question.AnswerKey()
+	case !errors.Is(err, quiz.ErrNotFound):
+		env.t.Fatal(err)
+	}
 	f := url.Values{
 		"q": {strconv.FormatInt(qid, 10)},
 		"p": {presentation},
 		"d": {"v1-36-sig-node"},
 		"t": {strconv.FormatInt(time.Now().Add(-3*time.Second).UnixMilli(), 10)},
+		"k": {key},
 	}
 	for k, v := range extra {
 		f[k] = v
@@ -301,7 +314,7 @@ func TestStudyAnswerEachType(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rec := env.alice.post("/study/answer", answerForm(env.q[tt.ext], newPresentationID(), tt.answer), true)
+			rec := env.alice.post("/study/answer", env.answerForm(env.q[tt.ext], newPresentationID(), tt.answer), true)
 			body := rec.Body.String()
 			if rec.Code != http.StatusOK {
 				t.Fatalf("status %d: %.500s", rec.Code, body)
@@ -492,7 +505,7 @@ func checkLabelsAndCSRF(t *testing.T, name, body string) {
 func TestStudyGradeHTMXAndDoubleSubmit(t *testing.T) {
 	env := newStudyEnv(t)
 	p := newPresentationID()
-	body := env.alice.post("/study/answer", answerForm(env.q["single"], p, url.Values{"choice": {"0"}}), true).Body.String()
+	body := env.alice.post("/study/answer", env.answerForm(env.q["single"], p, url.Values{"choice": {"0"}}), true).Body.String()
 	grade := hiddenFields(body)
 	grade.Set("rating", "1")
 	first := env.alice.post("/study/grade", grade, true)
@@ -523,7 +536,7 @@ func TestStudyOwnership(t *testing.T) {
 	env := newStudyEnv(t)
 	// Bob studies the single-choice question.
 	bobP := newPresentationID()
-	grade := answerForm(env.q["single"], bobP, url.Values{"answer": {`{"Choice":2}`}, "rating": {"3"}, "ms": {"1000"}})
+	grade := env.answerForm(env.q["single"], bobP, url.Values{"answer": {`{"Choice":2}`}, "rating": {"3"}, "ms": {"1000"}})
 	if rec := env.bob.post("/study/grade", grade, true); rec.Code != http.StatusOK {
 		t.Fatalf("bob grades: %d %.300s", rec.Code, rec.Body.String())
 	}
@@ -538,19 +551,23 @@ func TestStudyOwnership(t *testing.T) {
 		form       url.Values
 		wantStatus int
 	}{
-		{"answer an unknown question", "/study/answer", answerForm(99999, newPresentationID(), nil), 404},
-		{"grade an unknown question", "/study/grade", answerForm(99999, newPresentationID(),
+		{"answer an unknown question", "/study/answer", env.answerForm(99999, newPresentationID(), nil), 404},
+		{"grade an unknown question", "/study/grade", env.answerForm(99999, newPresentationID(),
 			url.Values{"answer": {`{"Choice":0}`}, "rating": {"3"}, "ms": {"0"}}), 404},
-		{"answer a retired question", "/study/answer", answerForm(env.retired, newPresentationID(), url.Values{"text": {"gone"}}), 404},
-		{"grade a retired question", "/study/grade", answerForm(env.retired, newPresentationID(),
+		{"answer a retired question", "/study/answer", env.answerForm(env.retired, newPresentationID(), url.Values{"text": {"gone"}}), 404},
+		{"grade a retired question", "/study/grade", env.answerForm(env.retired, newPresentationID(),
 			url.Values{"answer": {`{"Texts":["gone"]}`}, "rating": {"3"}, "ms": {"0"}}), 404},
-		{"replay bob's presentation", "/study/grade", answerForm(env.q["single"], bobP,
+		{"replay bob's presentation", "/study/grade", env.answerForm(env.q["single"], bobP,
 			url.Values{"answer": {`{"Choice":0}`}, "rating": {"1"}, "ms": {"0"}, "user_id": {strconv.FormatInt(env.bob.user.ID, 10)}}), 409},
-		{"bad presentation id", "/study/grade", answerForm(env.q["single"], "not-hex",
+		{"bad presentation id", "/study/grade", env.answerForm(env.q["single"], "not-hex",
 			url.Values{"answer": {`{"Choice":0}`}, "rating": {"1"}, "ms": {"0"}}), 400},
-		{"bad rating", "/study/grade", answerForm(env.q["single"], newPresentationID(),
+		{"bad answer key", "/study/grade", env.answerForm(env.q["single"], newPresentationID(),
+			url.Values{"answer": {`{"Choice":0}`}, "rating": {"1"}, "ms": {"0"}, "k": {"C8420F4DF273B40D"}}), 400},
+		{"no answer key", "/study/answer", env.answerForm(env.q["single"], newPresentationID(),
+			url.Values{"choice": {"0"}, "k": {""}}), 400},
+		{"bad rating", "/study/grade", env.answerForm(env.q["single"], newPresentationID(),
 			url.Values{"answer": {`{"Choice":0}`}, "rating": {"7"}, "ms": {"0"}}), 400},
-		{"answer with unknown fields", "/study/grade", answerForm(env.q["single"], newPresentationID(),
+		{"answer with unknown fields", "/study/grade", env.answerForm(env.q["single"], newPresentationID(),
 			url.Values{"answer": {`{"Correct":true}`}, "rating": {"3"}, "ms": {"0"}}), 422},
 		{"unknown deck", "/decks/nope/subscription", url.Values{"subscribed": {"1"}}, 404},
 	}
@@ -567,7 +584,7 @@ func TestStudyOwnership(t *testing.T) {
 
 	// Alice grading the same question, with bob's id in a form field, makes
 	// her own card; bob's is read back unchanged.
-	grade = answerForm(env.q["single"], newPresentationID(), url.Values{"answer": {`{"Choice":0}`}, "rating": {"1"}, "ms": {"0"},
+	grade = env.answerForm(env.q["single"], newPresentationID(), url.Values{"answer": {`{"Choice":0}`}, "rating": {"1"}, "ms": {"0"},
 		"user_id": {strconv.FormatInt(env.bob.user.ID, 10)}, "u": {strconv.FormatInt(env.bob.user.ID, 10)}})
 	if rec := env.alice.post("/study/grade", grade, true); rec.Code != http.StatusOK {
 		t.Fatalf("alice grades: %d", rec.Code)
@@ -632,7 +649,7 @@ func TestDecksPage(t *testing.T) {
 	}
 
 	// Study one card, then the counts move.
-	grade := answerForm(env.q["single"], newPresentationID(), url.Values{"answer": {`{"Choice":2}`}, "rating": {"3"}, "ms": {"0"}})
+	grade := env.answerForm(env.q["single"], newPresentationID(), url.Values{"answer": {`{"Choice":2}`}, "rating": {"3"}, "ms": {"0"}})
 	cl.post("/study/grade", grade, true)
 	body = cl.get("/decks", false).Body.String()
 	for _, want := range []string{"新規 <strong>6</strong>", "学習中 <strong>1</strong>", "購読中"} {
@@ -831,7 +848,7 @@ func TestOrderRepeatedPosition(t *testing.T) {
 		for _, htmx := range []bool{true, false} {
 			t.Run(fmt.Sprintf("%s, htmx %v", tt.name, htmx), func(t *testing.T) {
 				p := newPresentationID()
-				rec := env.alice.post("/study/answer", answerForm(env.q["order"], p, tt.answer), htmx)
+				rec := env.alice.post("/study/answer", env.answerForm(env.q["order"], p, tt.answer), htmx)
 				body := rec.Body.String()
 				if rec.Code != http.StatusOK || !strings.Contains(body, msgRepeatedPosition) ||
 					!strings.Contains(body, `class="study-answer"`) || strings.Contains(body, "study-grade") {
@@ -864,4 +881,75 @@ func TestOrderRepeatedPosition(t *testing.T) {
 	if n := journeyReviewCount(t, env.ts); n != 0 {
 		t.Errorf("%d reviews recorded, want none", n)
 	}
+}
+
+// TestStudyQuestionChanged: a question edited (by an import) after it was
+// put to the learner is not graded on its new choices: answering or
+// grading the old version puts the new one, and records nothing. A retry
+// of a grade recorded before the edit still gets its review back, and an
+// edit that changes no answer (the explanation) is not noticed.
+func TestStudyQuestionChanged(t *testing.T) {
+	const oldChoices, newChoices = `["1.34", "1.35", "1.36", "1.37"]`, `["1.36", "1.34", "1.35", "1.37"]`
+	// "1.36", the right answer, is choice 2 of the old version and 0 of the new.
+	for _, htmx := range []bool{true, false} {
+		for _, path := range []string{"/study/answer", "/study/grade"} {
+			t.Run(fmt.Sprintf("%s, htmx %v", path, htmx), func(t *testing.T) {
+				env := newStudyEnv(t)
+				qid := env.q["single"]
+				p := newPresentationID()
+				old := env.answerForm(qid, p, url.Values{"choice": {"2"}, "answer": {`{"choice":2}`}, "rating": {"3"}, "ms": {"1000"}})
+				importYAML(t, env.ts, "node.yaml", strings.Replace(studyDeckYAML, oldChoices, newChoices, 1), false)
+
+				rec := env.alice.post(path, old, htmx)
+				body := rec.Body.String()
+				if rec.Code != http.StatusOK || !strings.Contains(body, msgQuestionChanged) ||
+					!strings.Contains(body, `class="study-answer"`) || strings.Contains(body, "study-grade") {
+					t.Fatalf("= %d, want the question again with %q: %.2000s", rec.Code, msgQuestionChanged, body)
+				}
+				shown := hiddenFields(body)
+				if shown.Get("q") != fmt.Sprint(qid) || shown.Get("p") == p || shown.Get("k") == old.Get("k") || shown.Get("k") != env.answerForm(qid, p, nil).Get("k") {
+					t.Errorf("the question is put again as %v; want question %d, a new presentation and the new answer key", shown, qid)
+				}
+				if !regexp.MustCompile(`name="choice" value="0"[^>]*> 1\.36</label>`).MatchString(body) {
+					t.Errorf("the new version's choices are not shown: %.2000s", body)
+				}
+				if htmx && !strings.HasSuffix(body, studyStatus(msgQuestionChanged)) {
+					t.Errorf("the live region is not told: %.300s", body[max(len(body)-300, 0):])
+				}
+				if c := env.card(env.alice, "single"); !c.IsNew {
+					t.Errorf("a review was recorded for the old version: %+v", c.Card)
+				}
+
+				// The new presentation, answered and graded, is recorded right.
+				fresh := env.answerForm(qid, shown.Get("p"), url.Values{"answer": {`{"choice":0}`}, "rating": {"3"}, "ms": {"1000"}})
+				if rec := env.alice.post("/study/grade", fresh, true); rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), "Good で記録しました") {
+					t.Fatalf("grade of the new version = %d: %.1000s", rec.Code, rec.Body.String())
+				}
+				if c := env.card(env.alice, "single"); c.IsNew || c.Card.Reps != 1 {
+					t.Errorf("the new version's grade was not recorded: %+v", c.Card)
+				}
+				// Edited again after that grade: its retry is the review
+				// recorded, not the new version.
+				importYAML(t, env.ts, "node.yaml", studyDeckYAML, false)
+				if rec := env.alice.post("/study/grade", fresh, true); rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), "この回答は記録済みです") {
+					t.Errorf("retry after an edit = %d: %.1000s", rec.Code, rec.Body.String())
+				}
+				if c := env.card(env.alice, "single"); c.Card.Reps != 1 {
+					t.Errorf("the retry recorded again: reps %d", c.Card.Reps)
+				}
+			})
+		}
+	}
+	t.Run("explanation edited", func(t *testing.T) {
+		env := newStudyEnv(t)
+		form := env.answerForm(env.q["single"], newPresentationID(), url.Values{"choice": {"2"}})
+		importYAML(t, env.ts, "node.yaml", strings.Replace(studyDeckYAML, "1.31 で alpha、1.36 で GA。", "1.31 で alpha になり、1.36 で GA になった。", 1), false)
+		if k := env.answerForm(env.q["single"], "", nil).Get("k"); k != form.Get("k") {
+			t.Fatalf("an explanation edit changed the answer key from %s to %s", form.Get("k"), k)
+		}
+		body := env.alice.post("/study/answer", form, true).Body.String()
+		if !strings.Contains(body, "study-grade") || !strings.Contains(body, "1.31 で alpha になり、1.36 で GA になった。") {
+			t.Errorf("want the feedback with the new explanation: %.2000s", body)
+		}
+	})
 }
