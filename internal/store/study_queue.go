@@ -46,7 +46,9 @@ type StudyNext struct {
 	// DayEnds is the next 04:00 in the learner's time zone, when the daily
 	// limits reset.
 	DayEnds time.Time
-	// DueToday counts cards due before DayEnds.
+	// DueToday counts the cards the queue will serve before DayEnds as
+	// they fall due: learning cards, and review cards up to what is left
+	// of the day's review limit.
 	DueToday int
 	// NewLimitReached and ReviewLimitReached tell that cards are waiting but
 	// the learner's daily limit holds them back.
@@ -54,6 +56,13 @@ type StudyNext struct {
 	// Subscriptions counts the learner's subscribed decks (set only when
 	// studying every subscribed deck).
 	Subscriptions int
+}
+
+// GradedSince reports whether the card has been graded after shownAt, when
+// a page put it to the learner: an answer on that page is to a card that
+// is gone (ErrCardReviewed).
+func (sc StudyCard) GradedSince(shownAt time.Time) bool {
+	return !sc.IsNew && shownAt.Before(sc.Card.LastReview)
 }
 
 // cardColumns lists the FSRS state of cards c, in cardRow.dests order.
@@ -209,8 +218,8 @@ const (
 		SELECT * FROM (SELECT c.due FROM ` + learningCards + learningWhere + ` AND c.due > ?2 ORDER BY c.due LIMIT 1)
 		UNION ALL SELECT * FROM (SELECT c.due FROM ` + reviewCards + reviewWhere + ` AND c.due > ?2 ORDER BY c.due LIMIT 1))`
 
-	dueBeforeQuery = `SELECT (SELECT count(*) FROM ` + learningCards + learningWhere + ` AND c.due < ?2)
-		+ (SELECT count(*) FROM ` + reviewCards + reviewWhere + ` AND c.due < ?2)`
+	dueBeforeQuery = `SELECT (SELECT count(*) FROM ` + learningCards + learningWhere + ` AND c.due < ?2),
+		(SELECT count(*) FROM ` + reviewCards + reviewWhere + ` AND c.due < ?2)`
 
 	subscriptionCountQuery = `SELECT count(*) FROM subscriptions WHERE user_id = ?`
 
@@ -318,9 +327,11 @@ func (db *DB) nextCard(ctx context.Context, u quiz.User, deckSlug string, now ti
 	if next.Valid {
 		n.NextDue = fromMS(next.Int64).In(loc)
 	}
-	if err := q.QueryRowContext(ctx, dueBeforeQuery, u.ID, ms(end), deckID).Scan(&n.DueToday); err != nil {
+	var learning, reviews int
+	if err := q.QueryRowContext(ctx, dueBeforeQuery, u.ID, ms(end), deckID).Scan(&learning, &reviews); err != nil {
 		return n, fmt.Errorf("count cards due today: %w", err)
 	}
+	n.DueToday = learning + min(reviews, max(u.ReviewsPerDay-n.ReviewsToday, 0))
 	if deckID == 0 {
 		err := q.QueryRowContext(ctx, subscriptionCountQuery, u.ID).Scan(&n.Subscriptions)
 		if err != nil {

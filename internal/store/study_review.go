@@ -107,6 +107,10 @@ type Review struct {
 	// question as it was put to the learner: a question edited since is
 	// ErrQuestionChanged.
 	AnswerKey string
+	// ShownAt, when not zero, is when the card was put to the learner: a
+	// card graded after that (from another tab, or from the same page
+	// reached again with the Back button) is ErrCardReviewed.
+	ShownAt time.Time
 	// Duration is how long the learner took to answer.
 	Duration time.Duration
 	At       time.Time
@@ -116,6 +120,11 @@ type Review struct {
 // say) after it was put to the learner: their answer was to a version that
 // is gone, and nothing is recorded.
 var ErrQuestionChanged = fmt.Errorf("the question changed after it was shown: %w", quiz.ErrConflict)
+
+// ErrCardReviewed refuses a review of a card that has been graded since it
+// was put to the learner: the card their answer was to is gone, and nothing
+// is recorded.
+var ErrCardReviewed = fmt.Errorf("the card was graded after it was shown: %w", quiz.ErrConflict)
 
 // noCursor is the position of a cursor that covers nothing: below every
 // question's.
@@ -317,6 +326,9 @@ func checkReview(r Review, sc StudyCard) error {
 	}
 	if r.AnswerKey != "" && r.AnswerKey != sc.AnswerKey {
 		return fmt.Errorf("question %d: %w", r.QuestionID, ErrQuestionChanged)
+	}
+	if !r.ShownAt.IsZero() && sc.GradedSince(r.ShownAt) {
+		return fmt.Errorf("question %d, shown at %s: %w", r.QuestionID, r.ShownAt.UTC().Format(time.RFC3339Nano), ErrCardReviewed)
 	}
 	return sc.Question.Question.CheckResponse(r.Response)
 }

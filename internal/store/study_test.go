@@ -269,9 +269,11 @@ func TestReviewLimit(t *testing.T) {
 		Rating: fsrs.Good, Response: quiz.Response{Choice: 1}, At: now}); err != nil {
 		t.Fatal(err)
 	}
+	// The review held back does not come today, and is not counted as
+	// coming.
 	n, err = db.NextCard(ctx, learner(t, db, user), "", now)
-	if err != nil || n.Found || !n.ReviewLimitReached || n.DueToday != 1 {
-		t.Errorf("after the limit: Found %v, ReviewLimitReached %v, DueToday %d, err %v; want false, true, 1",
+	if err != nil || n.Found || !n.ReviewLimitReached || n.DueToday != 0 {
+		t.Errorf("after the limit: Found %v, ReviewLimitReached %v, DueToday %d, err %v; want false, true, 0",
 			n.Found, n.ReviewLimitReached, n.DueToday, err)
 	}
 }
@@ -656,5 +658,104 @@ func importDeck(t *testing.T, db *DB, src string, now time.Time) {
 	t.Helper()
 	if _, err := db.ImportBank(context.Background(), []bank.Decoded{decodeFile(t, "a.yaml", src)}, ImportOptions{Actor: "cli", Prune: true, Now: now}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestDueTodayLeavesOutHeldBackReviews: the empty queue's count of cards
+// coming today holds every learning card due before the day ends, and the
+// review cards due by then only up to what is left of the daily limit.
+func TestDueTodayLeavesOutHeldBackReviews(t *testing.T) {
+	now := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC) // the study day (UTC) ends at 04:00 tomorrow
+	tests := []struct {
+		reviewsPerDay, reviewedToday, want int
+	}{
+		{reviewsPerDay: 0, want: 1},
+		{reviewsPerDay: 2, want: 3},
+		{reviewsPerDay: 3, reviewedToday: 2, want: 2},
+		{reviewsPerDay: 3, reviewedToday: 3, want: 1},
+		{reviewsPerDay: 100, want: 4},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("limit %d, %d reviewed", tt.reviewsPerDay, tt.reviewedToday), func(t *testing.T) {
+			ctx := context.Background()
+			db := newTestDB(t)
+			user := addStudyUser(t, db, "u", studyUserOpts{tz: "UTC"})
+			if _, err := db.write.Exec(`UPDATE users SET reviews_per_day = ? WHERE id = ?`, tt.reviewsPerDay, user); err != nil {
+				t.Fatal(err)
+			}
+			deck := addStudyDeck(t, db, "d", "1.36")
+			q := func(i int) int64 {
+				return addStudyQuestion(t, db, deck, i, quiz.Published, sampleQuestion(fmt.Sprintf("q%d", i)))
+			}
+			// Later today: one learning card and three reviews; tomorrow, one more review.
+			setCard(t, db, user, q(0), reviewCard(fsrs.Learning, now.Add(30*time.Minute)))
+			for i := 1; i <= 3; i++ {
+				setCard(t, db, user, q(i), reviewCard(fsrs.Review, now.Add(time.Duration(i)*time.Hour)))
+			}
+			setCard(t, db, user, q(4), reviewCard(fsrs.Review, now.Add(20*time.Hour)))
+			subscribe(t, db, user, "d")
+			if _, err := db.write.Exec(`INSERT INTO daily_reviews (user_id, day_start, new_count, review_count) VALUES (?, ?, 0, ?)`,
+				user, ms(time.Date(2026, 3, 10, 4, 0, 0, 0, time.UTC)), tt.reviewedToday); err != nil {
+				t.Fatal(err)
+			}
+			n, err := db.NextCard(ctx, learner(t, db, user), "", now)
+			if err != nil || n.Found {
+				t.Fatalf("NextCard = %+v, %v; want an empty queue", n, err)
+			}
+			if n.ReviewsToday != tt.reviewedToday || n.DueToday != tt.want {
+				t.Errorf("ReviewsToday %d, DueToday %d; want %d, %d", n.ReviewsToday, n.DueToday, tt.reviewedToday, tt.want)
+			}
+		})
+	}
+}
+
+// TestRecordReviewGradedSinceShown: a card put to the learner on two pages
+// (two tabs, or a page reached again with the Back button) is graded once:
+// the grade from the page shown before the card's last review records
+// nothing, and the retry of the grade that was recorded is still that
+// review.
+func TestRecordReviewGradedSinceShown(t *testing.T) {
+	ctx := context.Background()
+	db := newTestDB(t)
+	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	user := addStudyUser(t, db, "alice", studyUserOpts{})
+	deck := addStudyDeck(t, db, "d", "1.36")
+	q := addStudyQuestion(t, db, deck, 0, quiz.Published, sampleQuestion("q0"))
+	review := func(id int, shown, at time.Time) Review {
+		return Review{UserID: user, QuestionID: q, RequestID: reqID(id), Rating: fsrs.Good,
+			Response: quiz.Response{Choice: 1}, ShownAt: shown, At: at}
+	}
+	tab1 := review(1, now, now.Add(time.Minute))                        // shown first, graded last
+	tab2 := review(2, now.Add(10*time.Second), now.Add(20*time.Second)) // shown later, graded first
+	first, err := db.RecordReview(ctx, tab2)
+	if err != nil || first.Duplicate {
+		t.Fatalf("tab 2 = %+v, %v", first, err)
+	}
+	tests := []struct {
+		name    string
+		r       Review
+		wantErr error
+		dup     bool
+	}{
+		{"the older page", tab1, ErrCardReviewed, false},
+		{"the older page, no time given", review(3, time.Time{}, now.Add(time.Minute)), nil, false},
+		{"the recorded grade again", tab2, nil, true},
+		{"a page shown after the last review", review(4, now.Add(2*time.Minute), now.Add(3*time.Minute)), nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := countRows(t, db, `SELECT count(*) FROM review_log`)
+			rec, err := db.RecordReview(ctx, tt.r)
+			if !errors.Is(err, tt.wantErr) || rec.Duplicate != tt.dup {
+				t.Fatalf("RecordReview = %+v, %v; want error %v, duplicate %v", rec, err, tt.wantErr, tt.dup)
+			}
+			want := before
+			if err == nil && !tt.dup {
+				want++
+			}
+			if n := countRows(t, db, `SELECT count(*) FROM review_log`); n != want {
+				t.Errorf("review_log rows = %d, want %d", n, want)
+			}
+		})
 	}
 }

@@ -124,6 +124,9 @@ func (s *Server) answer(c echo.Context) error {
 	if f.scope != "" && f.scope != card.Question.DeckSlug {
 		return echo.ErrNotFound // a deck the study page cannot have sent
 	}
+	if card.GradedSince(time.UnixMilli(f.shownAt)) {
+		return s.skipGraded(c, u, f, now)
+	}
 	if f.answerKey != card.AnswerKey {
 		return s.presentChanged(c, f, card.StudyCard, now)
 	}
@@ -159,6 +162,9 @@ func (s *Server) grade(c echo.Context) error {
 		// An answer that does not fit the question: the form was not ours.
 		return echo.NewHTTPError(http.StatusUnprocessableEntity).SetInternal(err)
 	}
+	if errors.Is(err, store.ErrCardReviewed) {
+		return s.skipGraded(c, u, in.form, now)
+	}
 	if errors.Is(err, store.ErrQuestionChanged) {
 		card, err := s.db.PreviewCard(c.Request().Context(), u.ID, in.review.QuestionID, now)
 		if err != nil {
@@ -184,6 +190,17 @@ func (s *Server) grade(c echo.Context) error {
 		return err
 	}
 	return s.renderNext(c, u, next, gradeNotice(rec), now)
+}
+
+// skipGraded answers a form from a page older than its card's last review
+// (another tab's, or one reached again with the Back button) with the next
+// card, recording nothing.
+func (s *Server) skipGraded(c echo.Context, u quiz.User, f studyForm, now time.Time) error {
+	next, err := s.db.NextCard(c.Request().Context(), u, f.scope, now)
+	if err != nil {
+		return err
+	}
+	return s.renderNext(c, u, next, msgCardReviewed, now)
 }
 
 // presentChanged puts again, as a new presentation, the question of an

@@ -163,6 +163,7 @@ func bindGradeForm(c echo.Context) (gradeForm, error) {
 		Response:   resp,
 		Deck:       f.scope,
 		AnswerKey:  f.answerKey,
+		ShownAt:    time.UnixMilli(f.shownAt),
 		Duration:   time.Duration(elapsed) * time.Millisecond,
 	}}, nil
 }
@@ -234,6 +235,10 @@ func parseResponse(form url.Values, q quiz.Question) quiz.Response {
 // msgQuestionChanged puts a question again that was edited while the
 // learner was answering it.
 const msgQuestionChanged = "この問題は表示の後に更新されました。更新後の問題にもう一度答えてください。"
+
+// msgCardReviewed tells that a grade came from a page older than the
+// card's last review.
+const msgCardReviewed = "このカードは、この画面を表示した後に評価済みです (別のタブか、戻るボタンで戻った画面から)。今回の評価は記録していません。"
 
 // msgRepeatedPosition asks again for an order question's answer.
 const msgRepeatedPosition = "同じ番号が 2 つ以上の項目にあります。項目ごとに別の番号を選んでください。"

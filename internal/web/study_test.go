@@ -953,3 +953,71 @@ func TestStudyQuestionChanged(t *testing.T) {
 		}
 	})
 }
+
+// TestStudyTwoPagesOfOneCard: a card open on two pages (two tabs, or a
+// page reached again with the Back button) is graded once. Once it has
+// been graded from one, answering or grading it on the page shown before
+// that moves on to the next card and records nothing.
+func TestStudyTwoPagesOfOneCard(t *testing.T) {
+	for _, htmx := range []bool{true, false} {
+		for _, path := range []string{"/study/answer", "/study/grade"} {
+			t.Run(fmt.Sprintf("%s, htmx %v", path, htmx), func(t *testing.T) {
+				env := newStudyEnv(t)
+				page := func() url.Values {
+					t.Helper()
+					rec := env.alice.get("/study/v1-36-sig-node", false)
+					if rec.Code != http.StatusOK {
+						t.Fatalf("study page = %d", rec.Code)
+					}
+					return hiddenFields(rec.Body.String())
+				}
+				older, newer := page(), page()
+				if older.Get("q") != newer.Get("q") || older.Get("p") == newer.Get("p") {
+					t.Fatalf("two pages = %v and %v; want two presentations of one card", older, newer)
+				}
+				shown, _ := strconv.ParseInt(older.Get("t"), 10, 64)
+				older.Set("t", strconv.FormatInt(shown-1000, 10)) // shown a second before the other
+				ext := ""
+				for e, id := range env.q {
+					if fmt.Sprint(id) == older.Get("q") {
+						ext = e
+					}
+				}
+				// The newer page is answered and graded.
+				answer := url.Values{"answer": {`{"choice":-1}`}, "rating": {"3"}, "ms": {"1000"}} // the first card is a single choice
+				grade := func(f url.Values) *httptest.ResponseRecorder {
+					for k, v := range answer {
+						f[k] = v
+					}
+					return env.alice.post("/study/grade", f, htmx)
+				}
+				if rec := grade(newer); rec.Code != http.StatusOK && rec.Code != http.StatusSeeOther {
+					t.Fatalf("grade of the newer page = %d: %.500s", rec.Code, rec.Body.String())
+				}
+				if c := env.card(env.alice, ext); c.Card.Reps != 1 {
+					t.Fatalf("after one grade, reps = %d", c.Card.Reps)
+				}
+				// Then the older one.
+				var rec *httptest.ResponseRecorder
+				if path == "/study/answer" {
+					rec = env.alice.post(path, older, htmx)
+				} else {
+					rec = grade(older)
+				}
+				body := rec.Body.String()
+				if rec.Code != http.StatusOK || !strings.Contains(body, msgCardReviewed) || strings.Contains(body, "study-grade") {
+					t.Fatalf("= %d, want the next card with %q: %.2000s", rec.Code, msgCardReviewed, body)
+				}
+				if next := hiddenFields(body); next.Get("q") == older.Get("q") {
+					t.Errorf("the card graded is put again: %v", next)
+				}
+				if htmx && !strings.HasSuffix(body, studyStatus(msgCardReviewed)) {
+					t.Errorf("the live region is not told: %.300s", body[max(len(body)-300, 0):])
+				}
+				if c := env.card(env.alice, ext); c.Card.Reps != 1 {
+					t.Errorf("the older page's %s recorded a review: reps %d", path, c.Card.Reps)
+				}
+			})
+		}
+	}
+}
