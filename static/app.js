@@ -2,6 +2,17 @@
 // post normally and htmx only enhances them.
 (function () {
   "use strict";
+  // The keyboard hints (.keys) are shown only where this script runs.
+  document.documentElement.classList.add("js");
+
+  // Pages are sent with Cache-Control: no-store, yet a browser may show one
+  // again from its back-forward cache, with counts and cards as they were:
+  // load it afresh instead.
+  window.addEventListener("pageshow", function (evt) {
+    if (evt.persisted) {
+      window.location.reload();
+    }
+  });
   // Send the CSRF token with every htmx request.
   document.addEventListener("htmx:configRequest", function (evt) {
     var meta = document.querySelector('meta[name="csrf-token"]');
@@ -23,6 +34,13 @@
   // Study keys. 1-4 grade, Enter grades with the preselected button, Space
   // reveals a flashcard. While typing in a field only Enter is handled, and
   // the browser already submits the form for it.
+  //
+  // activates tells whether the browser itself acts on Enter and Space on
+  // el (a button, a link, the user menu's summary, a form control): those
+  // keys are then left to it.
+  function activates(el) {
+    return !!(el && el.closest && el.closest("a[href], button, summary, input, select, textarea"));
+  }
   function typing(el) {
     if (!el) {
       return false;
@@ -74,12 +92,14 @@
     if (grade && /^[1-4]$/.test(evt.key)) {
       button = grade.querySelector('button[name="rating"][value="' + evt.key + '"]');
     } else if (grade && evt.key === "Enter") {
-      // A focused button is clicked by the browser itself.
-      if (evt.target.tagName === "BUTTON" || evt.target.tagName === "A") {
+      if (activates(evt.target)) {
         return;
       }
       button = grade.querySelector('button[name="rating"][data-preselected]');
-    } else if (evt.key === " " && evt.target.tagName !== "BUTTON") {
+    } else if (evt.key === " ") {
+      if (activates(evt.target)) {
+        return;
+      }
       button = study.querySelector("button[data-reveal]");
     }
     if (!button) {

@@ -63,6 +63,11 @@ func TestAnswerFormsDescribedByPrompt(t *testing.T) {
 					t.Errorf("prompt lacks %s: %s", w, body)
 				}
 			}
+			// The key hint on the answer button is one the form keeps:
+			// Enter on an order question's selects opens them instead.
+			if hint := strings.Contains(body, "(Enter)"); hint != (tt.v.Type != quiz.Order && tt.v.Type != quiz.Flashcard) {
+				t.Errorf("the answer button's Enter hint shown: %v", hint)
+			}
 			if tt.v.Type == quiz.Cloze && strings.Count(body, quiz.ClozeBlank) != strings.Count(body, `<span aria-hidden="true">`+quiz.ClozeBlank) {
 				t.Errorf("a blank a screen reader would read: %s", body)
 			}

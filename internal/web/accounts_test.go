@@ -608,6 +608,11 @@ func TestPasswordChange(t *testing.T) {
 			if tt.msg != "" && !strings.Contains(rec.Body.String(), tt.msg) {
 				t.Errorf("body lacks %q", tt.msg)
 			}
+			// A refused change puts focus, and so the eye, on the form
+			// beside its message, far down the page.
+			if focus := strings.Contains(rec.Body.String(), `id="current_password" name="current_password" type="password" autocomplete="current-password" required autofocus`); focus != (tt.msg != "") {
+				t.Errorf("the current password field has autofocus: %v, want %v", focus, tt.msg != "")
+			}
 		})
 	}
 	if got := phone.signedInAs(); got != "" {
@@ -647,8 +652,12 @@ func TestDisplayName(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if rec := cl.post("/account/name", url.Values{"display_name": {tt.value}}); rec.Code != tt.want {
+			rec := cl.post("/account/name", url.Values{"display_name": {tt.value}})
+			if rec.Code != tt.want {
 				t.Fatalf("= %d, want %d", rec.Code, tt.want)
+			}
+			if refused := tt.want != http.StatusSeeOther; refused != strings.Contains(rec.Body.String(), `autocomplete="nickname" autofocus`) {
+				t.Errorf("refused %v, and the name field's autofocus does not say so: %.2000s", refused, rec.Body.String())
 			}
 		})
 	}

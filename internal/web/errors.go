@@ -3,7 +3,9 @@ package web
 import (
 	"errors"
 	"net/http"
+	"net/url"
 
+	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
 	"kubequiz/internal/quiz"
@@ -44,10 +46,16 @@ func (s *Server) handleError(err error, c echo.Context) {
 		_ = c.NoContent(status)
 		return
 	}
-	var component = views.ErrorFragment(status, msg)
+	next := views.HomeLink
+	if status == http.StatusUnauthorized {
+		// A form sent after the session ended: sign in, then back to
+		// the page it came from.
+		next = views.Link{Href: templ.SafeURL("/login?next=" + url.QueryEscape(returnPath(c.Request()))), Text: "ログインする"}
+	}
+	var component = views.ErrorFragment(status, msg, next)
 	switch {
 	case c.Request().Header.Get("HX-Request") != "true":
-		component = views.ErrorPage(s.page(c, title), title, status, msg)
+		component = views.ErrorPage(s.page(c, title), title, status, msg, next)
 	case c.Request().Header.Get("HX-Target") == "study":
 		// The fragment's alert is read out as it comes in (role=alert is,
 		// unlike an inserted status); the study page's live region is
@@ -66,7 +74,7 @@ func statusText(status int) (title, message string) {
 	case http.StatusBadRequest:
 		return "正しくないリクエスト", "リクエストが正しくありません。"
 	case http.StatusUnauthorized:
-		return "ログインが必要です", "ログインが必要です。"
+		return "ログインが必要です", "ログインが必要です。送った内容は保存されていません。ログインしてから、もう一度操作してください。"
 	case http.StatusForbidden:
 		return "許可されていません", "この操作は許可されていません。"
 	case http.StatusNotFound:

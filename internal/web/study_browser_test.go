@@ -16,6 +16,8 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"kubequiz/internal/fsrs"
+	"kubequiz/internal/quiz"
+	"kubequiz/internal/store"
 	"kubequiz/views"
 )
 
@@ -180,6 +182,16 @@ func TestStudyInBrowser(t *testing.T) {
 	step("answer partly", chromedp.Click(chromedp.CSS(`input[name=sel][value="0"]`)),
 		chromedp.Click(chromedp.CSS(`form.study-answer button[type=submit]`)),
 		until("Again to have focus", focused(`button[name=rating][value="1"][data-preselected]`)))
+	// Enter on the user menu opens it and grades nothing; the page is
+	// marked as one where the study keys work.
+	step("Enter on the user menu", chromedp.Focus(chromedp.CSS(`nav details.dropdown > summary`)), chromedp.KeyEvent("\r"),
+		until("the menu to open", `document.querySelector('nav details.dropdown').open`), chromedp.Sleep(300*time.Millisecond),
+		until("the grade form, still waiting", `!!document.querySelector('#study form.study-grade') && document.documentElement.classList.contains('js')`),
+		chromedp.KeyEvent("\r"), until("the menu to close", `!document.querySelector('nav details.dropdown').open`),
+		chromedp.Focus(chromedp.CSS(`button[name=rating][data-preselected]`)))
+	if c := env.card(env.alice, "multi"); !c.IsNew {
+		t.Errorf("Enter on the user menu graded the card: %+v", c.Card)
+	}
 	step("grade with Enter", chromedp.KeyEvent("\r"), until("the true_false question", `!!document.querySelector('input[name=tf]')`))
 	if c := env.card(env.alice, "multi"); c.IsNew || c.Card.Due.Sub(c.Card.LastReview) != time.Minute {
 		t.Errorf("after Enter the multi card is %+v, want Again", c.Card)
@@ -338,4 +350,39 @@ func TestHeaderFitsPhoneInBrowser(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestDecksPageFreshAfterBack: Back to the decks page after studying shows
+// the counts as they are now. Browsers may show a page again from their
+// back-forward cache even when it was sent with no-store; app.js then
+// loads it afresh.
+func TestDecksPageFreshAfterBack(t *testing.T) {
+	env := newStudyEnv(t)
+	ctx, srvURL := studyBrowser(t, env)
+	step := browserStep(t, ctx)
+	newCount := func() string {
+		return `(document.querySelector('#deck-v1-36-sig-node') || {textContent: ''}).textContent.replace(/\s+/g, ' ')`
+	}
+	step("open the decks page", chromedp.Navigate(srvURL+"/decks"),
+		chromedp.Evaluate[chromedp.Void](`window.kqMarker = true`))
+	before := journeyEval[string](t, ctx, newCount())
+	step("go to the account page", chromedp.Navigate(srvURL+"/account"))
+	if _, err := env.ts.db.RecordReview(context.Background(), store.Review{UserID: env.alice.user.ID, QuestionID: env.q["single"],
+		RequestID: newPresentationID(), Rating: fsrs.Good, Response: quiz.Response{Choice: 2}, At: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	step("go back", chromedp.Evaluate[chromedp.Void](`history.back()`))
+	// The page is restored, then loaded again: a poll does not survive
+	// that, so ask until the answer comes from the page loaded afresh.
+	fresh := `document.readyState === 'complete' && !!document.querySelector('#deck-v1-36-sig-node') && !window.kqMarker`
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](fresh)); err == nil && ok {
+			if got := journeyEval[string](t, ctx, newCount()); got == before {
+				t.Errorf("the decks page loaded after Back shows the counts from before the review: %q", got)
+			}
+			return
+		}
+	}
+	t.Errorf("after Back the decks page was not loaded afresh: it shows %q, as before the review, and kept its own state: %v",
+		journeyEval[string](t, ctx, newCount()), journeyEval[bool](t, ctx, `!!window.kqMarker`))
 }

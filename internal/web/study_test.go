@@ -604,6 +604,16 @@ func TestStudyOwnership(t *testing.T) {
 	if rec := anon.post("/study/grade", grade, true); rec.Code != http.StatusUnauthorized {
 		t.Errorf("signed-out grade = %d, want 401", rec.Code)
 	}
+	// A plain form sent after the session ended: its page says so and
+	// leads to the sign-in page, and from there back to the study page.
+	req := httptest.NewRequest(http.MethodPost, "/study/grade", strings.NewReader(grade.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Referer", "http://example.com/study/v1-36-sig-node")
+	rec := anon.send(req, false)
+	if body := rec.Body.String(); rec.Code != http.StatusUnauthorized || !strings.Contains(body, "送った内容は保存されていません") ||
+		!strings.Contains(body, `<a href="/login?next=%2Fstudy%2Fv1-36-sig-node">ログインする</a>`) {
+		t.Errorf("signed-out plain grade = %d: %.3000s", rec.Code, body)
+	}
 }
 
 func TestDecksPage(t *testing.T) {
