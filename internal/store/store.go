@@ -13,6 +13,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -96,7 +97,9 @@ func dsn(path string, mode Sync) string {
 		q.Add("_pragma", p)
 	}
 	q.Set("_txlock", "immediate")
-	return "file:" + path + "?" + q.Encode()
+	// A URI: the path is escaped, or a "#", "?" or "%" in it would end it
+	// or be read as an escape, and another file would be opened.
+	return "file:" + (&url.URL{Path: filepath.Clean(path)}).EscapedPath() + "?" + q.Encode()
 }
 
 // Open opens (creating if needed) the database at path, creating its folder,
@@ -117,6 +120,9 @@ func OpenSync(ctx context.Context, path string, mode Sync) (*DB, error) {
 		if err := os.MkdirAll(dir, 0o750); err != nil {
 			return nil, fmt.Errorf("store: create database folder: %w", err)
 		}
+	}
+	if err := createFile(path); err != nil {
+		return nil, fmt.Errorf("store: create %s: %w", path, err)
 	}
 	write, err := sql.Open("sqlite", dsn(path, mode))
 	if err != nil {
@@ -154,6 +160,21 @@ func OpenSync(ctx context.Context, path string, mode Sync) (*DB, error) {
 	}
 	db.reviews = newReviewWriter(db, reviewLinger)
 	return db, nil
+}
+
+// createFile creates the database file, empty (an empty file is an empty
+// database), when there is none: readable by its owner only, as it holds
+// password hashes (SQLite gives its -wal and -shm files the same mode),
+// and with the system's own error when the folder is not writable.
+func createFile(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return f.Close()
 }
 
 // Path is the database file's path.

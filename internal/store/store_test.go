@@ -4,10 +4,14 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"kubequiz/internal/quiz"
 )
 
 // newTestDB opens a fresh database in a temporary folder.
@@ -159,8 +163,9 @@ func TestOpenErrors(t *testing.T) {
 		if err := os.Mkdir(dir, 0o500); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := Open(ctx, filepath.Join(dir, "kubequiz.db")); err == nil {
-			t.Fatal("Open in a read-only folder succeeded")
+		_, err := Open(ctx, filepath.Join(dir, "kubequiz.db"))
+		if !errors.Is(err, fs.ErrPermission) || !strings.Contains(err.Error(), "permission denied") {
+			t.Fatalf("Open in a read-only folder = %v, want a permission error", err)
 		}
 	})
 
@@ -173,6 +178,51 @@ func TestOpenErrors(t *testing.T) {
 			t.Fatal("Open of a junk file succeeded")
 		}
 	})
+}
+
+// TestOpenPathsAsGiven: the database is the file named, whatever the
+// characters of its name, and only its owner may read it.
+func TestOpenPathsAsGiven(t *testing.T) {
+	ctx := context.Background()
+	for _, name := range []string{"a#b.db", "q?x=1.db", "pct%41.db", "with space.db", "日本語.db"} {
+		t.Run(name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "sub#dir")
+			path := filepath.Join(dir, name)
+			db, err := Open(ctx, path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := db.CreateUser(ctx, NewUser{Login: "alice", PasswordHash: "x", Role: quiz.RoleMember}, time.Now()); err != nil {
+				t.Fatal(err)
+			}
+			if err := db.Close(); err != nil {
+				t.Fatal(err)
+			}
+			entries, err := os.ReadDir(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(entries) != 1 || entries[0].Name() != name {
+				var names []string
+				for _, e := range entries {
+					names = append(names, e.Name())
+				}
+				t.Fatalf("files in the folder: %q, want only %q", names, name)
+			}
+			info, err := os.Stat(path)
+			if err != nil || info.Mode().Perm() != 0o600 || info.Size() == 0 {
+				t.Errorf("database file: %v, %v; want a non-empty file of mode 0600", info, err)
+			}
+			db, err = Open(ctx, path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			if taken, err := db.LoginTaken(ctx, "alice"); err != nil || !taken {
+				t.Errorf("reopened, alice is taken: %v, %v", taken, err)
+			}
+		})
+	}
 }
 
 func TestPing(t *testing.T) {
