@@ -5,7 +5,8 @@ WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
-RUN CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -o /out/kubequiz ./cmd/kubequiz \
+ARG VERSION=dev
+RUN CGO_ENABLED=0 go build -trimpath -ldflags="-s -w -X main.version=${VERSION}" -o /out/kubequiz ./cmd/kubequiz \
  && mkdir -p /out/data
 
 # Run: no shell, no package manager, a non-root user, the database on a volume.

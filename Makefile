@@ -31,8 +31,12 @@ vet: ## go vet and gofmt
 	$(GO) vet ./...
 	@out=$$(gofmt -l $$(git ls-files '*.go') 2>/dev/null); test -z "$$out" || { echo "gofmt needed: $$out"; exit 1; }
 
+# The race detector needs cgo, and so a C compiler (gcc).
+RACE := $(shell test "$$($(GO) env CGO_ENABLED)" = 1 && echo -race)
+
 test: vet check-generated check-assets ## everything CI checks
-	$(GO) test -race -count=1 ./...
+	@test -n "$(RACE)" || echo "make test: cgo is off (no C compiler?): running without the race detector; install gcc to use it"
+	$(GO) test $(RACE) -count=1 ./...
 
 test-short: ## quick run without the race detector or the browser
 	$(GO) test -short ./...

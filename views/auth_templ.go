@@ -658,7 +658,7 @@ func SetupPage(p Page, f SetupForm) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			if f.Invalid {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 42, "<p role=\"alert\">このリンクは無効か、使用済みか、期限切れです。サーバーを再起動すると新しいリンクがログに表示されます。</p>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 42, "<p role=\"alert\">このリンクは無効か、使用済みか、期限切れです。管理者のアカウントがすでにあれば、ログインしてください。まだなければ、サーバーを再起動すると新しいリンクがサーバーの標準出力に表示されます。</p>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

@@ -70,7 +70,7 @@ func boolVar(fs *flag.FlagSet, p *bool, s setting, getenv func(string) string) e
 func parseFlags(fs *flag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return usageError{"help requested"}
+			return errHelp
 		}
 		return usageError{err.Error()}
 	}

@@ -28,23 +28,28 @@ func importCmd(ctx context.Context, args []string, getenv func(string) string, s
 		fmt.Fprintln(stderr, "usage: kubequiz import [-dry-run] [-prune] [-db FILE] PATH...\n\nPATH is a question file or a folder of *.yaml files.")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		return usageError{err.Error()}
+	paths, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
 	}
-	if fs.NArg() == 0 {
+	if len(paths) == 0 {
 		fs.Usage()
 		return usageError{"import: no file or folder given"}
 	}
-	files, err := readQuestionPaths(fs.Args())
+	files, err := readQuestionPaths(paths)
 	if err != nil {
 		return err
 	}
-	db, err := store.Open(ctx, dbPath)
+	use := dbCreate
+	if *dryRun {
+		use = dbDryRun
+	}
+	db, closeDB, err := openCommandDB(ctx, dbPath, use, stderr)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	return importFiles(ctx, db, files, store.ImportOptions{Actor: "cli", Prune: *prune, DryRun: *dryRun, Now: time.Now()}, stdout)
+	defer closeDB()
+	return importFiles(ctx, db, files, store.ImportOptions{Actor: "cli", Prune: *prune, DryRun: *dryRun, Now: time.Now()}, stdout, stderr)
 }
 
 // namedFile is a question file's name and bytes.
@@ -140,9 +145,10 @@ func readFS(fsys fs.FS) ([]namedFile, error) {
 // themselves have been printed.
 var errImportRefused = errors.New("import refused: nothing was changed")
 
-// importFiles decodes every file, prints every problem of every file, and
-// imports only when there is none.
-func importFiles(ctx context.Context, db *store.DB, files []namedFile, opt store.ImportOptions, out io.Writer) error {
+// importFiles decodes every file, prints every problem of every file (to
+// problems), and imports only when there is none, printing what changed to
+// out.
+func importFiles(ctx context.Context, db *store.DB, files []namedFile, opt store.ImportOptions, out, problems io.Writer) error {
 	inputs := make([]bank.Input, len(files))
 	for i, f := range files {
 		inputs[i] = bank.Input{Name: f.name, Data: f.data, Size: f.size}
@@ -153,8 +159,8 @@ func importFiles(ctx context.Context, db *store.DB, files []namedFile, opt store
 		if !errors.As(err, &be) {
 			return err
 		}
-		fmt.Fprintln(out, be.Error())
-		fmt.Fprintf(out, "%d problem(s) in %d file(s)\n", len(be.Problems), len(files))
+		fmt.Fprintln(problems, be.Error())
+		fmt.Fprintf(problems, "%d problem(s) in %d file(s)\n", len(be.Problems), len(files))
 		return errImportRefused
 	}
 	results, err := db.ImportBank(ctx, decoded, opt)

@@ -87,8 +87,8 @@ func TestImportRefusesBadFiles(t *testing.T) {
 
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var out bytes.Buffer
-			err := run(ctx, []string{"import", good, tt.path}, getenv, nil, &out, io.Discard)
+			var out bytes.Buffer // the problems go to standard error
+			err := run(ctx, []string{"import", good, tt.path}, getenv, nil, io.Discard, &out)
 			if !errors.Is(err, errImportRefused) {
 				t.Fatalf("import = %v, want it refused; output:\n%s", err, out.String())
 			}

@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -35,13 +33,11 @@ func ingestCmd(ctx context.Context, args []string, getenv func(string) string, s
 			"Questions are stored as drafts; an admin publishes them at /admin/ingest.")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return usageError{"help requested"}
-		}
-		return usageError{err.Error()}
+	names, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
 	}
-	if fs.NArg() == 0 {
+	if len(names) == 0 {
 		fs.Usage()
 		return usageError{"ingest: no file given"}
 	}
@@ -55,8 +51,8 @@ func ingestCmd(ctx context.Context, args []string, getenv func(string) string, s
 
 	// Every file is read and parsed before the database is opened: a bad
 	// file stops the command with nothing touched.
-	docs := make([]*changelog.Document, 0, fs.NArg())
-	for _, name := range fs.Args() {
+	docs := make([]*changelog.Document, 0, len(names))
+	for _, name := range names {
 		doc, err := parseChangelogFile(name, opts)
 		if err != nil {
 			return err
@@ -64,25 +60,25 @@ func ingestCmd(ctx context.Context, args []string, getenv func(string) string, s
 		docs = append(docs, doc)
 	}
 
-	db, err := store.Open(ctx, dbPath)
+	// As serve does on first start, the bundled question bank is loaded
+	// into a database without decks: the generated questions of a release
+	// and SIG share the bundled deck, which must be there first.
+	use := dbCreate
+	if *dryRun {
+		use = dbDryRun
+	}
+	db, closeDB, err := openCommandDB(ctx, dbPath, use, stderr)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	if !*dryRun {
-		// As serve does on first start: the generated questions of a release
-		// and SIG share the bundled deck, which must be there first.
-		if err := loadBundledBank(ctx, db, newLogger("text", stderr)); err != nil {
-			return err
-		}
-	}
+	defer closeDB()
 	tl, err := db.Timeline(ctx, docs...)
 	if err != nil {
 		return fmt.Errorf("ingest: %w", err)
 	}
 	inputs := make([]store.ChangelogInput, len(docs))
 	for i, doc := range docs {
-		inputs[i] = store.ChangelogInput{File: fs.Arg(i), Document: doc,
+		inputs[i] = store.ChangelogInput{File: names[i], Document: doc,
 			Generated: quizgen.Generate(doc, tl, quizgen.Options{Language: *lang})}
 	}
 	results, err := db.IngestChangelogs(ctx, inputs, store.IngestOptions{Actor: "cli", Language: *lang, DryRun: *dryRun, Now: time.Now()})

@@ -25,8 +25,17 @@ var version = "dev"
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		// After the first signal, the default action again: a second
+		// Ctrl-C ends a shutdown that is waiting for slow requests.
+		<-ctx.Done()
+		stop()
+	}()
 	err := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr)
 	stop()
+	if errors.Is(err, errHelp) {
+		return // the usage asked for has been printed
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "kubequiz:", err)
 		var ue usageError
@@ -36,6 +45,10 @@ func main() {
 		os.Exit(1)
 	}
 }
+
+// errHelp is returned when -h asked for a command's usage, which has been
+// printed: not a failure.
+var errHelp = errors.New("help requested")
 
 // usageError is a mistake in the command line: exit status 2.
 type usageError struct{ msg string }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"os"
@@ -153,6 +154,7 @@ func TestStartupErrors(t *testing.T) {
 		{"unwritable db path", []string{"serve", "-addr", "127.0.0.1:0", "-db", filepath.Join(file, "kubequiz.db")}, env(), false, "create database folder"},
 		{"newer schema", []string{"serve", "-addr", "127.0.0.1:0", "-db", newer}, env(), false, "schema version"},
 		{"port in use", []string{"serve", "-addr", ln.Addr().String(), "-db", filepath.Join(dir, "ok.db")}, env(), false, "address already in use"},
+		{"address without a port", []string{"serve", "-addr", "localhost", "-db", filepath.Join(dir, "ok.db")}, env(), false, "missing port"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -173,6 +175,24 @@ func TestStartupErrors(t *testing.T) {
 				t.Errorf("error %q is not one line", err)
 			}
 		})
+	}
+	// The server listens before it opens the database: an address it
+	// cannot listen on creates nothing.
+	if _, err := os.Stat(filepath.Join(dir, "ok.db")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a server that could not listen created its database: %v", err)
+	}
+}
+
+func TestListenURL(t *testing.T) {
+	for addr, want := range map[string]string{
+		"127.0.0.1:8080": "http://127.0.0.1:8080/",
+		"0.0.0.0:8080":   "http://localhost:8080/ (all interfaces)",
+		"[::]:8080":      "http://localhost:8080/ (all interfaces)",
+		"[::1]:8080":     "http://[::1]:8080/",
+	} {
+		if got := listenURL(addr); got != want {
+			t.Errorf("listenURL(%q) = %q, want %q", addr, got, want)
+		}
 	}
 }
 

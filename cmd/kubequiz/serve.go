@@ -35,6 +35,14 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	log := newLogger(cfg.LogFormat, stderr)
 
+	// Listen first: a bad address or a port in use stops the server
+	// before it creates or changes anything.
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("cannot listen: %w", err)
+	}
+	defer ln.Close() // on early returns; Serve closes it otherwise
+
 	db, err := store.OpenSync(ctx, cfg.DB, cfg.Sync)
 	if err != nil {
 		return err
@@ -56,13 +64,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	handler.StartMaintenance()
 	defer handler.Close() // on early returns; Close may run twice
 
-	ln, err := net.Listen("tcp", cfg.Addr)
-	if err != nil {
-		return fmt.Errorf("cannot listen: %w", err)
-	}
 	srv := web.HTTPServer(handler, log)
 	log.Info("serving", "addr", ln.Addr().String(), "db", cfg.DB)
-	fmt.Fprintf(stdout, "kubequiz is listening on http://%s/\n", ln.Addr())
+	fmt.Fprintf(stdout, "kubequiz is listening on %s\n", listenURL(ln.Addr().String()))
 	if err := announceSetup(ctx, handler, ln.Addr().String(), stdout, log); err != nil {
 		return err
 	}
@@ -74,11 +78,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
-	log.Info("shutting down")
+	log.Info("shutting down", "grace", shutdownGrace.String())
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {
-		return fmt.Errorf("shutdown: %w", err)
+		return fmt.Errorf("shutdown: requests still running after %s were cut off: %w", shutdownGrace, err)
 	}
 	handler.Close()
 	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -88,12 +92,27 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	return nil
 }
 
+// listenURL is the address a browser on this machine opens for a listening
+// address: an unspecified host (0.0.0.0, ::, all interfaces) is localhost.
+func listenURL(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "http://" + addr + "/"
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		return "http://" + net.JoinHostPort("localhost", port) + "/ (all interfaces)"
+	}
+	return "http://" + net.JoinHostPort(host, port) + "/"
+}
+
 // healthcheck asks a running server for /healthz. Container images use it as
 // their HEALTHCHECK, so it needs no shell or curl.
 func healthcheck(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
 	var addr string
 	fs := newFlagSet("healthcheck", stderr)
-	stringVar(fs, &addr, settingAddr, getenv)
+	target := settingAddr
+	target.help = "address of the server to check, as it listens"
+	stringVar(fs, &addr, target, getenv)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -133,7 +152,7 @@ func loadBundledBank(ctx context.Context, db *store.DB, log *slog.Logger) error 
 		return fmt.Errorf("bundled question bank: %w", err)
 	}
 	var out strings.Builder
-	if err := importFiles(ctx, db, files, store.ImportOptions{Actor: "bundled", Now: time.Now()}, &out); err != nil {
+	if err := importFiles(ctx, db, files, store.ImportOptions{Actor: "bundled", Now: time.Now()}, &out, &out); err != nil {
 		return fmt.Errorf("bundled question bank: %w: %s", err, out.String())
 	}
 	log.Info("loaded the bundled question bank", "files", len(files))

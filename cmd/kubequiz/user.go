@@ -15,7 +15,6 @@ import (
 	"golang.org/x/term"
 
 	"kubequiz/internal/quiz"
-	"kubequiz/internal/store"
 	"kubequiz/internal/web"
 )
 
@@ -64,11 +63,17 @@ func userCmd(ctx context.Context, args []string, getenv func(string) string, std
 	if err != nil {
 		return fmt.Errorf("user %s: %w", sub, err)
 	}
-	db, err := store.Open(ctx, dbPath)
+	// An account may be added before the server first starts; a password
+	// is set only on one that is there.
+	use := dbCreate
+	if sub == "passwd" {
+		use = dbExisting
+	}
+	db, closeDB, err := openCommandDB(ctx, dbPath, use, stderr)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
+	defer closeDB()
 	srv, err := web.New(web.Config{}, db, newLogger("text", stderr))
 	if err != nil {
 		return err
@@ -95,31 +100,43 @@ func userCmd(ctx context.Context, args []string, getenv func(string) string, std
 // parseWithLogin parses flags around exactly one LOGIN argument, so that
 // both "add -admin bob" and "add bob -admin" work.
 func parseWithLogin(fs *flag.FlagSet, args []string) (string, error) {
-	var login string
+	rest, err := parseInterleaved(fs, args)
+	switch {
+	case err != nil:
+		return "", err
+	case len(rest) == 0:
+		return "", usageError{fmt.Sprintf("%s: LOGIN missing", fs.Name())}
+	case len(rest) > 1:
+		return "", usageError{fmt.Sprintf("%s: unexpected argument %q", fs.Name(), rest[1])}
+	}
+	return rest[0], nil
+}
+
+// parseInterleaved parses flags given before, between or after the other
+// arguments, which it returns in order. After "--" every argument is one
+// of those.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var rest []string
 	for {
 		if err := parseFlagsOnly(fs, args); err != nil {
-			return "", err
+			return nil, err
 		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			break
+		left := fs.Args()
+		if n := len(args) - len(left); n > 0 && args[n-1] == "--" {
+			return append(rest, left...), nil
 		}
-		if login != "" {
-			return "", usageError{fmt.Sprintf("%s: unexpected argument %q", fs.Name(), rest[0])}
+		if len(left) == 0 {
+			return rest, nil
 		}
-		login, args = rest[0], rest[1:]
+		rest, args = append(rest, left[0]), left[1:]
 	}
-	if login == "" {
-		return "", usageError{fmt.Sprintf("%s: LOGIN missing", fs.Name())}
-	}
-	return login, nil
 }
 
 // parseFlagsOnly is parseFlags without the check for leftover arguments.
 func parseFlagsOnly(fs *flag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return usageError{"help requested"}
+			return errHelp
 		}
 		return usageError{err.Error()}
 	}
@@ -180,7 +197,7 @@ func announceSetup(ctx context.Context, srv *web.Server, addr string, stdout io.
 	}
 	fmt.Fprintf(stdout, "No admin account yet. Open this one-time link within 24 hours to create one\n"+
 		"(use the server's public address if you reach it through a proxy):\n  %s\n"+
-		"or run: kubequiz user add -admin LOGIN\n", link)
+		"or run: kubequiz user add -admin LOGIN (bin/kubequiz after make run), with the same -db\n", link)
 	log.Warn("no admin account yet; a one-time setup link was printed on standard output", "valid_for", "24h")
 	return nil
 }
