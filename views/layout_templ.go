@@ -171,7 +171,7 @@ func Layout(p Page) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			if p.IsAdmin {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 18, "<li><a href=\"/admin/users\">ユーザー管理</a></li>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 18, "<li><a href=\"/admin/users\">ユーザー管理</a></li><li><a href=\"/admin/import\">問題のインポート</a></li><li><a href=\"/admin/ingest\">変更履歴の取り込み</a></li>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

@@ -15,3 +15,11 @@ type Page struct {
 	User    string
 	IsAdmin bool
 }
+
+// boolValue is a form value for b: "1" or "0".
+func boolValue(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
+}

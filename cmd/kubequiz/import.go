@@ -186,6 +186,9 @@ func printImport(out io.Writer, results []store.DeckResult, opt store.ImportOpti
 			line += fmt.Sprintf(", %d retired", len(p.Retired))
 		}
 		fmt.Fprintln(out, line)
+		for _, ch := range r.DeckChanges {
+			fmt.Fprintf(out, "    deck.%s: %q -> %q\n", ch.Field, clip(ch.Old), clip(ch.New))
+		}
 		for _, id := range p.Updated {
 			for _, ch := range r.Changes[id] {
 				fmt.Fprintf(out, "    %s.%s: %q -> %q\n", id, ch.Field, clip(ch.Old), clip(ch.New))

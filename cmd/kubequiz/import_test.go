@@ -155,4 +155,18 @@ func TestImportDryRunAndReimport(t *testing.T) {
 			t.Errorf("re-import line %q, want nothing added or updated", line)
 		}
 	}
+
+	// A change to a deck's own fields is shown too.
+	src, err := os.ReadFile(filepath.Join(questions, "v1-36-sig-node.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	renamed := writeFile(t, t.TempDir(), "v1-36-sig-node.yaml", bytes.Replace(src, []byte(`title: "v1.36 SIG-Node"`), []byte(`title: "v1.36 SIG-Node, renamed"`), 1))
+	out.Reset()
+	if err := run(ctx, []string{"import", "-dry-run", renamed}, getenv, nil, &out, io.Discard); err != nil {
+		t.Fatalf("dry run of a renamed deck: %v", err)
+	}
+	if want := `deck.title: "v1.36 SIG-Node" -> "v1.36 SIG-Node, renamed"`; !strings.Contains(out.String(), want) {
+		t.Errorf("dry run output lacks %q:\n%s", want, out.String())
+	}
 }

@@ -29,6 +29,7 @@ func DecodeAll(inputs []Input) ([]Decoded, error) {
 		out []Decoded
 		all Error
 	)
+	deckFile := map[string]string{} // deck slug -> the first file of it
 	for _, in := range inputs {
 		if size := max(in.Size, int64(len(in.Data))); size > MaxFileSize {
 			all.tooLarge = true
@@ -46,6 +47,13 @@ func DecodeAll(inputs []Input) ([]Decoded, error) {
 			all.Problems = append(all.Problems, e.Problems...)
 			continue
 		}
+		// One file per deck: two would each claim to be the whole deck.
+		if first, dup := deckFile[f.Deck.Slug]; dup {
+			all.Problems = append(all.Problems, Problem{File: in.Name, Field: "deck.slug",
+				Msg: fmt.Sprintf("deck %q is also in %s, uploaded with it: give each deck one file", f.Deck.Slug, first)})
+			continue
+		}
+		deckFile[f.Deck.Slug] = in.Name
 		sum := sha256.Sum256(in.Data)
 		out = append(out, Decoded{File: f, SHA256: hex.EncodeToString(sum[:])})
 	}

@@ -30,6 +30,10 @@ func TestDecodeAll(t *testing.T) {
 			[]string{"big.yaml: file is 262149 bytes, over the limit"}, true},
 		{"problems of every file", []Input{{Name: "b1.yaml", Data: bad}, {Name: "e.yaml", Data: nil}}, 0,
 			[]string{"b1.yaml:8:11", "e.yaml: file is empty"}, false},
+		{"two files of one deck", []Input{{Name: "a.yaml", Data: good}, {Name: "a2.yaml", Data: good}}, 0,
+			[]string{`a2.yaml: deck.slug: deck "v1-36-sig-node" is also in a.yaml`}, false},
+		{"one file twice", []Input{{Name: "a.yaml", Data: good}, {Name: "a.yaml", Data: good}}, 0,
+			[]string{`a.yaml: deck.slug: deck "v1-36-sig-node" is also in a.yaml, uploaded with it`}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -27,6 +27,11 @@ type ImportOptions struct {
 type DeckResult struct {
 	File string
 	Plan bank.DeckPlan
+	// Existing is true when the deck was stored before; DeckChanges then
+	// lists the fields of the deck itself (its title, release, SIG,
+	// language, description) that change.
+	Existing    bool
+	DeckChanges []bank.FieldChange
 	// Changes lists, for each updated question id, the fields that change.
 	Changes map[string][]bank.FieldChange
 }
@@ -63,14 +68,16 @@ func (db *DB) ImportBank(ctx context.Context, files []bank.Decoded, opt ImportOp
 func (db *DB) planFiles(ctx context.Context, files []bank.Decoded, prune bool) ([]DeckResult, error) {
 	results := make([]DeckResult, 0, len(files))
 	for _, f := range files {
-		var deckID int64
-		err := db.read.QueryRowContext(ctx, `SELECT id FROM decks WHERE slug = ?`, f.File.Deck.Slug).Scan(&deckID)
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return nil, fmt.Errorf("%s: deck %s: %w", f.File.Name, f.File.Deck.Slug, err)
+		deckID, stored, found, err := storedDeck(ctx, db.read, f.File.Deck.Slug)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f.File.Name, err)
 		}
 		r, err := planFile(ctx, db.read, deckID, f, prune)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", f.File.Name, err)
+		}
+		if r.Existing = found; found {
+			r.DeckChanges = deckChanges(stored, f.File.Deck)
 		}
 		results = append(results, r)
 	}
@@ -102,6 +109,36 @@ func (db *DB) ImportUpload(ctx context.Context, id string, userID int64, files [
 	return results, nil
 }
 
+// storedDeck reads the deck slug, if it is stored (found).
+func storedDeck(ctx context.Context, q querier, slug string) (id int64, d quiz.Deck, found bool, err error) {
+	err = q.QueryRowContext(ctx, `SELECT id, title, release, sig, language, description FROM decks WHERE slug = ?`, slug).
+		Scan(&id, &d.Title, &d.Release, &d.SIG, &d.Language, &d.Description)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, d, false, nil
+	}
+	if err != nil {
+		return 0, d, false, fmt.Errorf("deck %s: %w", slug, err)
+	}
+	return id, d, true, nil
+}
+
+// deckChanges lists the fields of a stored deck that an import changes.
+func deckChanges(old, new quiz.Deck) []bank.FieldChange {
+	var out []bank.FieldChange
+	for _, f := range []struct{ name, old, new string }{
+		{"title", old.Title, new.Title},
+		{"release", old.Release, new.Release},
+		{"sig", old.SIG, new.SIG},
+		{"language", old.Language, new.Language},
+		{"description", old.Description, new.Description},
+	} {
+		if f.old != f.new {
+			out = append(out, bank.FieldChange{Field: f.name, Old: f.old, New: f.new})
+		}
+	}
+	return out
+}
+
 // distinctDecks refuses two files of one deck.
 func distinctDecks(files []bank.Decoded) error {
 	seen := map[string]string{}
@@ -130,8 +167,12 @@ func importFiles(ctx context.Context, tx *sql.Tx, files []bank.Decoded, opt Impo
 func importFile(ctx context.Context, tx *sql.Tx, f bank.Decoded, opt ImportOptions) (DeckResult, error) {
 	now := ms(opt.Now)
 	d := f.File.Deck
+	_, stored, existing, err := storedDeck(ctx, tx, d.Slug)
+	if err != nil {
+		return DeckResult{}, err
+	}
 	var deckID int64
-	err := tx.QueryRowContext(ctx, `
+	err = tx.QueryRowContext(ctx, `
 		INSERT INTO decks (slug, title, release, sig, language, description, created_at, updated_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (slug) DO UPDATE SET
@@ -150,6 +191,9 @@ func importFile(ctx context.Context, tx *sql.Tx, f bank.Decoded, opt ImportOptio
 	res, err := planFile(ctx, tx, deckID, f, opt.Prune)
 	if err != nil {
 		return res, err
+	}
+	if res.Existing = existing; existing {
+		res.DeckChanges = deckChanges(stored, d)
 	}
 	plan := res.Plan
 

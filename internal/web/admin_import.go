@@ -36,14 +36,17 @@ func (s *Server) importForm(c echo.Context) error {
 }
 
 func (s *Server) renderImportForm(c echo.Context, status int, errMsg string) error {
-	runs, err := s.db.ImportRuns(c.Request().Context(), 50)
+	runs, err := s.db.ImportRuns(c.Request().Context(), 100)
 	if err != nil {
 		return err
 	}
-	vr := make([]views.ImportRun, len(runs))
-	for i, r := range runs {
-		vr[i] = views.ImportRun{At: r.At.Format("2006-01-02 15:04"), Actor: r.Actor, Kind: r.Kind, File: r.FileName,
-			SHA256: r.SHA256, Added: r.Added, Updated: r.Updated, Unchanged: r.Unchanged, Retired: r.Retired}
+	// The question files' imports; changelog ingests are listed on their page.
+	var vr []views.ImportRun
+	for _, r := range runs {
+		if r.Kind == "yaml" && len(vr) < 50 {
+			vr = append(vr, views.ImportRun{At: r.At.Format("2006-01-02 15:04"), Actor: r.Actor, Kind: r.Kind, File: r.FileName,
+				SHA256: r.SHA256, Added: r.Added, Updated: r.Updated, Unchanged: r.Unchanged, Retired: r.Retired})
+		}
 	}
 	noStore(c)
 	return s.render(c, status, views.AdminImport(s.page(c, "インポート"), vr, errMsg))
@@ -79,22 +82,53 @@ func (s *Server) importPreview(c echo.Context) error {
 		if !errors.As(err, &be) {
 			return err
 		}
-		return s.render(c, http.StatusUnprocessableEntity, views.AdminImportPreview(s.page(c, "プレビュー"), c.Param("id"), prune, importProblems(be), nil))
+		return s.render(c, http.StatusUnprocessableEntity, views.AdminImportPreview(s.page(c, "プレビュー"), c.Param("id"), prune, "", importProblems(be), nil))
 	}
 	results, err := s.db.ImportBank(ctx, decoded, store.ImportOptions{Actor: u.Login, Prune: prune, DryRun: true, Now: time.Now()})
 	if err != nil {
 		return err
 	}
-	return s.render(c, http.StatusOK, views.AdminImportPreview(s.page(c, "プレビュー"), c.Param("id"), prune, nil, importDecks(results)))
+	notice := ""
+	if c.QueryParam("changed") == "1" {
+		notice = msgPruneChanged
+	}
+	return s.render(c, http.StatusOK, views.AdminImportPreview(s.page(c, "プレビュー"), c.Param("id"), prune, notice, nil, importDecks(results)))
+}
+
+// msgPruneChanged says why an apply showed the preview again.
+const msgPruneChanged = "「ファイルにない問題を退役させる」の設定がプレビューと違ったため、反映せずにプレビューを更新しました。内容を確かめてから、もう一度「反映する」を押してください。"
+
+// previewURL is the preview of upload id, with prune as asked.
+func previewURL(id string, prune bool) string {
+	if prune {
+		return "/admin/import/" + id + "?prune=1"
+	}
+	return "/admin/import/" + id
 }
 
 // importApply imports the upload and forgets it, in one transaction. A
 // second submit of the same upload, even one racing the first, finds it
-// gone (404) and imports nothing.
+// gone (404) and imports nothing. The preview's form posts here too: its
+// "update the preview" button, and an apply whose prune box is not the one
+// previewed, lead to the preview with that box instead, so that nothing is
+// applied that the admin has not seen.
 func (s *Server) importApply(c echo.Context) error {
 	u, _ := currentUser(c)
 	ctx := c.Request().Context()
 	id := c.Param("id")
+	prune := c.FormValue("prune") == "1"
+	switch {
+	case c.FormValue("action") == "preview":
+		return c.Redirect(http.StatusSeeOther, previewURL(id, prune))
+	case prune != (c.FormValue("previewed_prune") == "1"):
+		url := previewURL(id, prune)
+		if prune {
+			url += "&changed=1"
+		} else {
+			url += "?changed=1"
+		}
+		return c.Redirect(http.StatusSeeOther, url)
+	}
 	files, err := s.db.Upload(ctx, id, u.ID, "yaml", time.Now())
 	if err != nil {
 		return err
@@ -103,7 +137,7 @@ func (s *Server) importApply(c echo.Context) error {
 	if err != nil {
 		return fmt.Errorf("%w: %v", quiz.ErrInvalid, err)
 	}
-	results, err := s.db.ImportUpload(ctx, id, u.ID, decoded, store.ImportOptions{Actor: u.Login, Prune: c.FormValue("prune") == "1", Now: time.Now()})
+	results, err := s.db.ImportUpload(ctx, id, u.ID, decoded, store.ImportOptions{Actor: u.Login, Prune: prune, Now: time.Now()})
 	if err != nil {
 		return err
 	}
@@ -194,7 +228,11 @@ func importDecks(results []store.DeckResult) []views.ImportDeck {
 	for i, r := range results {
 		p := r.Plan
 		d := views.ImportDeck{File: r.File, Slug: p.Deck.Slug, Title: p.Deck.Title,
-			Added: len(p.Added), Updated: len(p.Updated), Unchanged: len(p.Unchanged), Retired: len(p.Retired)}
+			Added: len(p.Added), Updated: len(p.Updated), Unchanged: len(p.Unchanged), Retired: len(p.Retired),
+			Existing: r.Existing, RetiredIDs: p.Retired}
+		for _, ch := range r.DeckChanges {
+			d.DeckChanges = append(d.DeckChanges, views.ImportChange{ID: p.Deck.Slug, Field: ch.Field, Old: ch.Old, New: ch.New})
+		}
 		for _, id := range p.Updated {
 			for _, ch := range r.Changes[id] {
 				d.Changes = append(d.Changes, views.ImportChange{ID: id, Field: ch.Field, Old: ch.Old, New: ch.New})

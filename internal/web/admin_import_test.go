@@ -7,6 +7,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -166,5 +167,94 @@ func TestAdminImportErrors(t *testing.T) {
 	delete(after, "sessions")
 	if !maps.Equal(before, after) {
 		t.Errorf("failed imports changed the database")
+	}
+}
+
+// TestAdminImportAppliesWhatWasPreviewed: the apply does what the preview
+// showed. The prune box is part of the apply's form, and an apply whose box
+// differs from the preview's shows the preview for the new box instead of
+// applying; the preview names the questions it retires and the changes to
+// the deck's own fields.
+func TestAdminImportAppliesWhatWasPreviewed(t *testing.T) {
+	ts := withAdmin(t, newAccountServer(t, Config{}))
+	ctx := context.Background()
+	admin := newClient(t, ts, "192.0.2.30")
+	admin.mustLogin("root", adminPassword)
+	good := readTestFile(t, "..", "bank", "testdata", "good", "all-types.yaml")
+	upload := func(files map[string][]byte) string {
+		t.Helper()
+		rec := admin.postFiles("/admin/import", files)
+		if rec.Code != http.StatusSeeOther || !previewPath.MatchString(rec.Header().Get("Location")) {
+			t.Fatalf("upload = %d: %.300s", rec.Code, rec.Body.String())
+		}
+		return rec.Header().Get("Location")
+	}
+	if rec := admin.post(upload(map[string][]byte{"a.yaml": good})+"/apply", url.Values{"action": {"apply"}, "previewed_prune": {"0"}}); rec.Code != http.StatusOK {
+		t.Fatalf("first import = %d: %.300s", rec.Code, rec.Body.String())
+	}
+	status := func(ext string) quiz.Status {
+		t.Helper()
+		qs, err := ts.db.DeckQuestions(ctx, "v1-36-sig-node", false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range qs {
+			if q.Question.ExtID == ext {
+				return q.Status
+			}
+		}
+		t.Fatalf("no question %s", ext)
+		return ""
+	}
+
+	// The file again without its last question, and with a new title.
+	i := bytes.Index(good, []byte("  - id: memory-low-card"))
+	edited := bytes.Replace(good[:i], []byte(`title: "v1.36 SIG-Node"`), []byte(`title: "v1.36 SIG-Node (renamed)"`), 1)
+	preview := upload(map[string][]byte{"a.yaml": edited})
+	body := admin.get(preview + "?prune=1").Body.String()
+	for _, want := range []string{"デッキの変更", "<del>v1.36 SIG-Node</del>", "<ins>v1.36 SIG-Node (renamed)</ins>", "退役する問題 (1 問)", "<code>memory-low-card</code>",
+		`name="previewed_prune" value="1"`, `name="prune" value="1" checked`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the pruning preview lacks %q: %.3000s", want, body)
+		}
+	}
+	tests := []struct {
+		name      string
+		form      url.Values
+		wantTo    string // the redirect, "" for an apply
+		wantState quiz.Status
+	}{
+		{"the box unticked after a pruning preview", url.Values{"action": {"apply"}, "previewed_prune": {"1"}}, preview + "?changed=1", quiz.Published},
+		{"the box ticked after a plain preview", url.Values{"action": {"apply"}, "previewed_prune": {"0"}, "prune": {"1"}}, preview + "?prune=1&changed=1", quiz.Published},
+		{"update the preview", url.Values{"action": {"preview"}, "previewed_prune": {"1"}}, preview, quiz.Published},
+		{"apply as previewed", url.Values{"action": {"apply"}, "previewed_prune": {"1"}, "prune": {"1"}}, "", quiz.Retired},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := admin.post(preview+"/apply", tt.form)
+			if tt.wantTo != "" && (rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != tt.wantTo) {
+				t.Errorf("= %d to %q, want a 303 to %q", rec.Code, rec.Header().Get("Location"), tt.wantTo)
+			}
+			if tt.wantTo == "" && rec.Code != http.StatusOK {
+				t.Errorf("= %d, want 200: %.300s", rec.Code, rec.Body.String())
+			}
+			if got := status("memory-low-card"); got != tt.wantState {
+				t.Errorf("memory-low-card is %s, want %s", got, tt.wantState)
+			}
+		})
+	}
+	if body := admin.get(preview + "?changed=1").Code; body != http.StatusNotFound {
+		t.Errorf("the applied upload's preview = %d, want 404", body)
+	}
+	if d, err := ts.db.ListDecks(ctx); err != nil || len(d) != 1 || d[0].Title != "v1.36 SIG-Node (renamed)" {
+		t.Errorf("decks after apply: %+v, %v", d, err)
+	}
+
+	// Two files of one deck are a problem of the files, listed as such.
+	rec := admin.get(upload(map[string][]byte{"a.yaml": good, "b.yaml": good}))
+	body = rec.Body.String()
+	if rec.Code != http.StatusUnprocessableEntity || !strings.Contains(body, `<code>b.yaml</code> <strong>deck.slug</strong> deck &#34;v1-36-sig-node&#34; is also in a.yaml`) ||
+		!strings.Contains(body, "/cancel") {
+		t.Errorf("two files of one deck = %d: %.2000s", rec.Code, body)
 	}
 }
