@@ -47,7 +47,13 @@ func (s *Server) handleError(err error, c echo.Context) {
 		return
 	}
 	next := views.HomeLink
-	if status == http.StatusUnauthorized {
+	switch {
+	case status == http.StatusRequestEntityTooLarge && s.isUpload(c):
+		// Refused before the session is read: say what the limit is, and
+		// lead back to the form (the path of the upload is its page).
+		msg = "アップロードが大きすぎます (合計 " + uploadBodyLimit + "B まで)。ファイルを減らして、何回かに分けてアップロードしてください。"
+		next = views.Link{Href: templ.SafeURL(c.Request().URL.Path), Text: "アップロードの画面に戻る"}
+	case status == http.StatusUnauthorized:
 		// A form sent after the session ended: sign in, then back to
 		// the page it came from.
 		next = views.Link{Href: templ.SafeURL("/login?next=" + url.QueryEscape(returnPath(c.Request()))), Text: "ログインする"}

@@ -357,6 +357,14 @@ func TestUploadLimitNeedsSession(t *testing.T) {
 	if rec := admin.postFiles("/admin/import", big); rec.Code != http.StatusUnprocessableEntity || !strings.Contains(rec.Body.String(), "big.yaml") {
 		t.Errorf("2 MB upload by the admin = %d, want 422 naming the file; body %.300s", rec.Code, rec.Body.String())
 	}
+	// Past the large limit too: the page says what the limit is and leads
+	// back to the upload form.
+	huge := map[string][]byte{"a.md": bytes.Repeat([]byte("#"), 2<<20), "b.md": bytes.Repeat([]byte("#"), 2<<20), "c.md": bytes.Repeat([]byte("#"), 2<<20)}
+	rec := admin.postFiles("/admin/ingest", huge)
+	if body := rec.Body.String(); rec.Code != http.StatusRequestEntityTooLarge || !strings.Contains(body, "合計 6MB まで") ||
+		!strings.Contains(body, `<a href="/admin/ingest">アップロードの画面に戻る</a>`) {
+		t.Errorf("6 MB upload by the admin = %d: %.3000s", rec.Code, body)
+	}
 }
 
 // lockedBuffer is a log sink safe to read while a goroutine writes.
