@@ -37,7 +37,7 @@ const MaxFileSize = 256 << 10
 // Limits on the shape of a file. The format itself nests 7 levels deep.
 const (
 	maxDepth   = 32
-	maxTextLen = 8 << 10
+	maxTextLen = quiz.MaxTextBytes
 	maxListLen = 100
 )
 

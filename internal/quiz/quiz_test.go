@@ -32,6 +32,8 @@ func TestValidate(t *testing.T) {
 		{"one choice", func(q *Question) { q.Choices = []string{"1.36"} }, "choices"},
 		{"missing explanation", func(q *Question) { q.Explanation = "" }, "explanation"},
 		{"negative PR", func(q *Question) { q.Source.PRs = []int{-1} }, "source.prs[0]"},
+		{"prompt too long", func(q *Question) { q.Prompt = strings.Repeat("あ", MaxTextBytes/3+1) }, "prompt"},
+		{"choice too long", func(q *Question) { q.Choices[0] = strings.Repeat("x", MaxTextBytes+1) }, "choices[0]"},
 		{"field of another type", func(q *Question) { q.Items = []string{"a", "b"} }, "items"},
 		{"multi valid", func(q *Question) {
 			q.Type, q.Answer, q.Answers = MultiChoice, "", []string{"1.35", "1.36"}

@@ -56,6 +56,12 @@ func (q Question) Validate() error {
 		if !utf8.ValidString(s) {
 			v.add(name, "is not valid UTF-8")
 		}
+		v.length(name, s)
+	}
+	for name, list := range map[string][]string{"choices": q.Choices, "answers": q.Answers, "accept": q.Accept, "items": q.Items} {
+		for i, s := range list {
+			v.length(fmt.Sprintf("%s[%d]", name, i), s)
+		}
 	}
 
 	switch q.Type {
@@ -132,6 +138,16 @@ func (v *validator) err() error {
 		return nil
 	}
 	return &ValidationError{Problems: v.problems}
+}
+
+// MaxTextBytes bounds each text of a question (a prompt, an explanation, a
+// choice), however it is written: in a question file or in the edit form.
+const MaxTextBytes = 8 << 10
+
+func (v *validator) length(field, s string) {
+	if len(s) > MaxTextBytes {
+		v.add(field, fmt.Sprintf("is %d bytes long, over the limit of %d", len(s), MaxTextBytes))
+	}
 }
 
 func (v *validator) choices(choices []string, min int) {
