@@ -25,6 +25,13 @@ type Event struct {
 	Document string `json:"document"`
 	Entry    string `json:"entry"`
 	Source   string `json:"source"`
+	// Kind and Evidence are the stating entry's kind and the sentence the
+	// change was read from, so that a reader of the timeline can weigh the
+	// statement as it would one in its own document (a bug fix rarely
+	// removes a feature; "GA since v1.17" is no promotion in 1.21). They
+	// are left out of the timeline's JSON.
+	Kind     Kind   `json:"-"`
+	Evidence string `json:"-"`
 	seq      int
 }
 
@@ -89,7 +96,7 @@ func (t *Timeline) Add(d *Document) error {
 			t.seq++
 			h.events = append(h.events, Event{
 				Feature: sc.Feature, Release: rel, Stage: sc.Stage, PR: sc.PR, Revert: sc.Revert,
-				Document: d.Key, Entry: e.Key, Source: sc.Source, seq: t.seq,
+				Document: d.Key, Entry: e.Key, Source: sc.Source, Kind: e.Kind, Evidence: sc.Evidence, seq: t.seq,
 			})
 		}
 	}

@@ -13,9 +13,15 @@ import (
 // upstreamDoc writes a small upstream CHANGELOG for one release with one
 // Feature entry per sentence, PRs numbered from firstPR, all for SIG Node.
 func upstreamDoc(release string, firstPR int, sentences ...string) string {
+	return upstreamKindDoc(release, "Feature", firstPR, sentences...)
+}
+
+// upstreamKindDoc is upstreamDoc with the entries under another kind's
+// heading ("Bug or Regression", "Cleanup or Removal").
+func upstreamKindDoc(release, kind string, firstPR int, sentences ...string) string {
 	major, minor, _ := changelog.ParseRelease(release)
 	var b strings.Builder
-	fmt.Fprintf(&b, "## Changelog since v%d.%d.0\n\n## Changes by Kind\n\n### Feature\n\n", major, minor-1)
+	fmt.Fprintf(&b, "## Changelog since v%d.%d.0\n\n## Changes by Kind\n\n### %s\n\n", major, minor-1, kind)
 	for i, s := range sentences {
 		pr := firstPR + i
 		fmt.Fprintf(&b, "- %s ([#%d](https://github.com/kubernetes/kubernetes/pull/%d), [@dev](https://github.com/dev)) [SIG Node]\n", s, pr, pr)
@@ -419,5 +425,141 @@ func TestJapaneseSpacing(t *testing.T) {
 		if got := japanese.fact(tt.release, tt.feature, tt.stage); got != tt.want {
 			t.Errorf("fact = %q, want %q", got, tt.want)
 		}
+	}
+}
+
+const (
+	kindCleanup = "Other (Cleanup or Flake)"
+	kindBug     = "Bug or Regression"
+	kindAPI     = "API Change"
+)
+
+// stageQuestionsAbout lists the stage questions (stage_in_release,
+// release_of_stage, true_false) that rest on feature reaching a stage in
+// release.
+func stageQuestionsAbout(gs []Generated, feature, release string) []Generated {
+	var out []Generated
+	for _, g := range gs {
+		switch g.Provenance.Generator {
+		case GenStageInRelease, GenReleaseOfStage, GenTrueFalse:
+			if changelog.FeatureKey(g.Provenance.Feature) == changelog.FeatureKey(feature) && g.Provenance.Release == release {
+				out = append(out, g)
+			}
+		}
+	}
+	return out
+}
+
+// A stage the entry or the timeline puts in an earlier release, a gate
+// locked on, and a removal read from a bug fix are no change of the
+// release; a gate promoted and locked, or a gate a bug fix removes, are.
+func TestStageFactsNeedAStepInTheRelease(t *testing.T) {
+	tests := []struct {
+		name    string
+		docs    []string // the first is the one questions are made from
+		feature string
+		want    bool // whether stage questions about feature in 1.40 are made
+	}{
+		{"GA since an earlier release", []string{
+			upstreamKindDoc("1.40", kindCleanup, 4001, "The `WidgetGate` feature gate that is GA since v1.38 is unconditionally enabled."),
+		}, "WidgetGate", false},
+		{"deprecated gates locked on", []string{
+			upstreamKindDoc("1.40", kindCleanup, 4001, "The deprecated feature gates `WidgetGate` and `SprocketSync` are now unconditionally enabled."),
+		}, "WidgetGate", false},
+		{"locked on without a promotion", []string{
+			upstreamKindDoc("1.40", kindCleanup, 4001, "The `WidgetGate` feature gate is now unconditionally enabled and can no longer be set."),
+		}, "WidgetGate", false},
+		{"GA again after GA", []string{
+			upstreamDoc("1.40", 4001, "Promoted the `WidgetGate` feature gate to GA."),
+			upstreamDoc("1.38", 3801, "Graduated the `WidgetGate` feature gate to GA."),
+		}, "WidgetGate", false},
+		{"GA after a deprecation", []string{
+			upstreamDoc("1.40", 4001, "Promoted the `WidgetGate` feature gate to GA."),
+			upstreamKindDoc("1.38", kindCleanup, 3801, "Deprecated the `WidgetGate` feature gate."),
+		}, "WidgetGate", false},
+		{"bug fix removing part of a volume", []string{
+			upstreamKindDoc("1.40", kindBug, 4001, "Remove Sprocket Topology from migrated in-tree widget volumes."),
+		}, "Sprocket Topology", false},
+		{"promoted and locked", []string{
+			upstreamDoc("1.40", 4001, "Graduated the `WidgetGate` feature gate to GA and locked it to enabled."),
+		}, "WidgetGate", true},
+		{"GA after beta", []string{
+			upstreamDoc("1.40", 4001, "Promoted the `WidgetGate` feature gate to GA."),
+			upstreamDoc("1.38", 3801, "Promoted the `WidgetGate` feature gate to beta."),
+		}, "WidgetGate", true},
+		{"bug fix removing a gate", []string{
+			upstreamKindDoc("1.40", kindBug, 4001, "Removed the `WidgetGate` feature gate, which was GA since v1.38."),
+		}, "WidgetGate", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var docs []*changelog.Document
+			for _, d := range tt.docs {
+				docs = append(docs, parse(t, d))
+			}
+			got := stageQuestionsAbout(generate(t, Options{}, docs...).Questions, tt.feature, "1.40")
+			if tt.want && len(got) == 0 {
+				t.Errorf("no stage question about %s in 1.40", tt.feature)
+			}
+			if !tt.want {
+				for _, g := range got {
+					t.Errorf("%s: %q (%s in 1.40) rests on no change of 1.40", g.Provenance.Generator, g.Question.Prompt, g.Provenance.Stage)
+				}
+			}
+		})
+	}
+}
+
+// History notes leave out releases whose statements are no change, and
+// a history that contradicts itself or does not go forward is left out.
+func TestHistoryNotes(t *testing.T) {
+	tests := []struct {
+		name string
+		docs []string // the first is the one questions are made from
+		want string   // the WidgetGate note in explanations, "" for none
+	}{
+		{"beta then GA", []string{
+			upstreamDoc("1.38", 3801, "Promoted the `WidgetGate` feature gate to beta."),
+			upstreamDoc("1.40", 4001, "Promoted the `WidgetGate` feature gate to GA."),
+		}, "WidgetGate の経緯: 1.38 beta (#3801) → 1.40 GA (#4001)。"},
+		{"GA and removed in one release", []string{
+			upstreamDoc("1.38", 3801, "Promoted the `WidgetGate` feature gate to beta."),
+			upstreamKindDoc("1.40", kindAPI, 4001, "The WidgetGate controllers are now GA.", "The `WidgetGate` topology field has been removed from the GA API."),
+		}, ""},
+		{"removed, then GA", []string{
+			upstreamDoc("1.37", 3701, "Promoted the `WidgetGate` feature gate to beta."),
+			upstreamKindDoc("1.38", kindCleanup, 3801, "Removed the `WidgetGate` feature gate."),
+			upstreamDoc("1.40", 4001, "Promoted the `WidgetGate` feature gate to GA."),
+		}, ""},
+		{"a locked gate's release left out", []string{
+			upstreamDoc("1.38", 3801, "Promoted the `WidgetGate` feature gate to beta."),
+			upstreamDoc("1.39", 3901, "Promoted the `WidgetGate` feature gate to GA."),
+			upstreamKindDoc("1.40", kindCleanup, 4001, "The `WidgetGate` feature gate that is GA since v1.39 is unconditionally enabled."),
+		}, "WidgetGate の経緯: 1.38 beta (#3801) → 1.39 GA (#3901)。"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var docs []*changelog.Document
+			for _, d := range tt.docs {
+				docs = append(docs, parse(t, d))
+			}
+			rep := generate(t, Options{}, docs...)
+			if len(rep.Questions) == 0 {
+				t.Fatalf("no questions")
+			}
+			for _, g := range rep.Questions {
+				expl := g.Question.Explanation
+				_, note, found := strings.Cut(expl, "WidgetGate の経緯")
+				// Cloze and description questions explain in their
+				// source's language.
+				quoting := g.Provenance.Generator == GenCloze || g.Provenance.Generator == GenFeatureFromDescription
+				switch {
+				case tt.want == "" && (found || strings.Contains(expl, "History of WidgetGate")):
+					t.Errorf("%s: explanation %q has a history note", g.Question.ExtID, expl)
+				case tt.want != "" && !quoting && g.Provenance.Feature == "WidgetGate" && "WidgetGate の経緯"+note != tt.want:
+					t.Errorf("%s: explanation %q, want the note %q", g.Question.ExtID, expl, tt.want)
+				}
+			}
+		})
 	}
 }

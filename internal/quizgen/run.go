@@ -21,6 +21,7 @@ type run struct {
 	entries map[string]*changelog.Entry
 
 	events       map[string][]changelog.Event        // per featureKey
+	steady       map[string]steady                   // steadyHistory, per featureKey
 	masks        map[string]*regexp.Regexp           // per name
 	cats         map[string]category                 // per entry key + featureKey
 	featureWords map[string]bool                     // per entry key: does its text say "feature" or "gate"
@@ -49,6 +50,7 @@ func newRun(doc *changelog.Document, tl *changelog.Timeline, opt Options) *run {
 		doc: doc, tl: tl, lang: lexiconFor(opt.Language),
 		entries:      map[string]*changelog.Entry{},
 		events:       map[string][]changelog.Event{},
+		steady:       map[string]steady{},
 		masks:        map[string]*regexp.Regexp{},
 		cats:         map[string]category{},
 		featureWords: map[string]bool{},
@@ -100,9 +102,15 @@ func (r *run) history(feature string) []changelog.Event {
 }
 
 // withHistory appends to an explanation, in l's language, what the timeline
-// says of feature, if anything.
+// says of feature, if anything: the history the stage questions trust, and
+// none when it does not hold together (see steadyHistory), since a note
+// with a false step would teach it.
 func (r *run) withHistory(l *lexicon, expl, feature string) string {
-	if h := l.historyNote(feature, r.history(feature)); h != "" {
+	events, _, forward := r.steadyHistory(feature)
+	if !forward {
+		return expl
+	}
+	if h := l.historyNote(feature, events); h != "" {
 		return expl + " " + h
 	}
 	return expl

@@ -532,3 +532,51 @@ func TestSharedEnglish(t *testing.T) {
 		})
 	}
 }
+
+// TestSharedNoFalseStageFacts checks statements of the reference documents
+// that are no stage change of their release: gates locked on that were GA
+// (or deprecated) before, a bug fix read as a removal, and histories that
+// contradict themselves.
+func TestSharedNoFalseStageFacts(t *testing.T) {
+	docs, tl := loadShared(t)
+	byName := map[string][]Generated{}
+	for _, sd := range docs {
+		byName[sd.name] = Generate(sd.doc, tl, Options{})
+	}
+	facts := []struct {
+		doc, feature, release string
+	}{
+		{"up21", "CSINodeInfo", "1.21"},
+		{"up21", "VolumePVCDataSource", "1.21"},
+		{"up21", "EvenPodsSpread", "1.21"},
+		{"up21", "CSIDriverRegistry", "1.21"},
+		{"up21", "BlockVolume", "1.21"},
+		{"up21", "CSIBlockVolume", "1.21"},
+		{"seed21", "EvenPodsSpread", "1.21"},
+		{"up17", "GCERegionalPersistentDisk", "1.17"},
+		{"up17", "EnableAggregatedDiscoveryTimeout", "1.17"},
+		{"up17", "PersistentLocalVolumes", "1.17"},
+		{"up21", "CSI topology", "1.21"},
+		{"up28", "CSIMigrationGCE", "1.28"},
+	}
+	for _, f := range facts {
+		for _, g := range stageQuestionsAbout(byName[f.doc], f.feature, f.release) {
+			t.Errorf("%s: %s %q rests on %s %s in %s, which is no change of that release", f.doc, g.Provenance.Generator, g.Question.Prompt, f.feature, g.Provenance.Stage, f.release)
+		}
+	}
+	for _, note := range []string{
+		"EndpointSlice の経緯: 1.17 beta (#85365) → 1.21 削除", // #99870 promotes the controllers
+		"1.25 削除 → 1.28 GA",                               // CSIMigrationGCE
+		"azureFile の経緯",                                   // a revert of a bug
+		"CSINodeInfo の経緯: 1.17 非推奨 (#83474) → 1.21 GA",    // GA since 1.17
+		"1.21 削除 (#97823)",                                // CSI topology, a bug fix
+	} {
+		for name, gs := range byName {
+			for _, g := range gs {
+				if strings.Contains(strings.ToLower(g.Question.Explanation), strings.ToLower(note)) {
+					t.Errorf("%s %s: explanation %q quotes a history that contradicts itself", name, g.Question.ExtID, g.Question.Explanation)
+				}
+			}
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package quizgen
 
 import (
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -213,6 +214,9 @@ func (r *run) findStageFacts() []stageFact {
 			if !ok || ev.Revert || !(ev.Stage == sc.Stage || ev.Stage.Matches(sc.Stage)) {
 				continue // another document says otherwise
 			}
+			if r.noStep(e, sc, rel) {
+				continue // a stage reached before, or a statement that is no change
+			}
 			cands = append(cands, stageFact{e: e, sc: sc, release: rel, cat: cat, ev: ev})
 		}
 	}
@@ -345,7 +349,7 @@ func (r *run) releaseOfStage() {
 			if err != nil || !r.categoryOf(e, sc.Feature).staged() {
 				continue
 			}
-			if r.onlyRelease(sc.Feature, sc.Stage) != rel {
+			if r.onlyRelease(sc.Feature, sc.Stage) != rel || r.noStep(e, sc, rel) {
 				continue
 			}
 			if (sc.Stage == changelog.StageDefaultOn || sc.Stage == changelog.StageBetaDefaultOn) && r.statedTwoWays(sc.Feature, rel) {
@@ -410,11 +414,16 @@ func (r *run) statedTwoWays(feature, release string) bool {
 }
 
 // onlyRelease returns the one release in which the timeline says the
-// feature reached stage, or "" when there is none, more than one, or the
-// change was reverted.
+// feature reached stage, or "" when there is none, more than one, the
+// change was reverted, or the feature's history is not consistent (see
+// steadyHistory).
 func (r *run) onlyRelease(feature string, stage changelog.Stage) string {
+	events, consistent, _ := r.steadyHistory(feature)
+	if !consistent {
+		return "" // the answer would rest on statements that contradict each other
+	}
 	found := ""
-	for _, ev := range r.history(feature) {
+	for _, ev := range events {
 		if !reached(ev.Stage, stage) {
 			continue
 		}
@@ -490,6 +499,9 @@ func (r *run) timelineOrder() {
 			events := r.history(feature)
 			if len(events) < 3 || events[len(events)-1].Release != docRel {
 				continue
+			}
+			if st, _, forward := r.steadyHistory(feature); !forward || len(st) != len(events) {
+				continue // a release's statements are no change, or contradict each other
 			}
 			items := make([]string, 0, len(events))
 			var prs []int
@@ -577,4 +589,218 @@ func (r *run) trueFalse() {
 		r.add(Generated{Question: q, Provenance: r.provenance(GenTrueFalse, f.e, feature, f.sc.Stage, f.release)},
 			changelog.FeatureKey(feature)+"\x00"+f.release)
 	}
+}
+
+// A statement of a stage is not always a change made in the release it is
+// dated in. The filters below keep such statements out of the facts the
+// stage questions rest on and out of the histories explanations quote.
+var (
+	// reSince dates a stage to a release: "GA since v1.17", "graduated to
+	// GA in v1.35", "v1.17 から GA". Only a date next to a stage word
+	// counts: "… were accidentally removed since 1.12" dates something
+	// else.
+	reSince = regexp.MustCompile(`(?i)\b(?:GA|stable|beta|alpha|enabled|locked|available)\)?\s+(?:since|in)\s+v?(\d+\.\d+)|\bv?(\d+\.\d+)\s*(?:から|以降|以来)\s*(?:GA|stable|beta|alpha|安定版|ベータ|アルファ)`)
+	// reDeprecatedGates calls the gates deprecated: gates on their way
+	// out are being locked, not promoted.
+	reDeprecatedGates = regexp.MustCompile(`(?i)\bdeprecated\s+(?:feature[- ]?)?gates?\b|非推奨の\s*(?:feature[- ]?gates?|フィーチャーゲート|ゲート)`)
+	// reLocked says a gate can no longer be turned off.
+	reLocked = regexp.MustCompile(`(?i)\bunconditionally\s+enabled\b|\blocked\b|無条件(?:で|に)有効`)
+	// rePromotes says a feature moved up a stage.
+	rePromotes = regexp.MustCompile(`(?i)promot|graduat|\bGA\b|\bstable\b|general(?:ly)?\s+availab|\bbeta\b|\balpha\b|昇格|安定版|ベータ|アルファ`)
+	// reNamesRemovable names something a removal takes out of Kubernetes:
+	// a feature gate, a flag or a metric.
+	reNamesRemovable = regexp.MustCompile(`(?i)\bfeature[- ]?gates?\b|\bflags?\b|\bmetrics?\b|フィーチャーゲート|ゲート|フラグ|メトリクス`)
+)
+
+// promotion reports whether a stage is a step up: alpha to GA, or on by
+// default.
+func promotion(s changelog.Stage) bool {
+	m := maturity(s)
+	return m >= 1 && m <= 4
+}
+
+// datedEarlier reports whether a text dates something to a release before
+// release.
+func datedEarlier(text, release string) bool {
+	for _, m := range reSince.FindAllStringSubmatch(text, -1) {
+		rel := m[1] + m[2]
+		if changelog.CompareReleases(rel, release) < 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// noChange reports whether a statement that a feature stood at stage in
+// release, read from the sentence evidence of an entry of kind whose
+// whole text is text, is no change made in that release:
+//   - a promotion the sentence dates to an earlier release ("the gate that
+//     is GA since v1.17 is unconditionally enabled");
+//   - a promotion of gates the sentence calls deprecated, or a gate locked
+//     on in an entry with no word of a promotion: both lock a gate that
+//     reached its stage before;
+//   - a removal read from a bug fix that names no feature gate, flag or
+//     metric ("Remove CSI topology from migrated in-tree gcepd volume"
+//     takes something out of a volume, not a feature out of Kubernetes).
+func noChange(kind changelog.Kind, stage changelog.Stage, release, evidence, text string) bool {
+	switch {
+	case promotion(stage):
+		return datedEarlier(evidence, release) || reDeprecatedGates.MatchString(evidence) ||
+			stage == changelog.StageGA && reLocked.MatchString(evidence) && !rePromotes.MatchString(evidence+"\n"+text)
+	case stage == changelog.StageRemoved:
+		return kind == changelog.KindBugOrRegression && !reNamesRemovable.MatchString(evidence)
+	}
+	return false
+}
+
+// stageEvidence is the sentence a stage change was read from, else its
+// entry's text.
+func stageEvidence(e *changelog.Entry, sc changelog.StageChange) string {
+	if sc.Evidence != "" {
+		return sc.Evidence
+	}
+	return e.Text
+}
+
+// entryDatesEarlier reports whether an entry puts the feature of a
+// promotion at that stage, or further, in an earlier release too: then
+// the promotion happened there, not in rel.
+func entryDatesEarlier(e *changelog.Entry, sc changelog.StageChange, rel string) bool {
+	if !promotion(sc.Stage) {
+		return false
+	}
+	k := changelog.FeatureKey(sc.Feature)
+	for _, o := range e.Stages {
+		if changelog.FeatureKey(o.Feature) == k && !o.Revert && maturity(o.Stage) >= maturity(sc.Stage) &&
+			changelog.CompareReleases(o.Release, rel) < 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// heldBefore reports whether the feature's history has it at stage, or
+// further, in a release before rel: a statement of stage in rel then tells
+// of no step.
+func (r *run) heldBefore(feature string, stage changelog.Stage, rel string) bool {
+	events, _, _ := r.steadyHistory(feature)
+	for _, ev := range events {
+		if changelog.CompareReleases(ev.Release, rel) < 0 && !ev.Revert && askable(ev.Stage) && maturity(ev.Stage) >= maturity(stage) {
+			return true
+		}
+	}
+	return false
+}
+
+// noStep reports whether a stage change an entry states for rel is no step
+// taken in rel (see noChange, entryDatesEarlier and heldBefore).
+func (r *run) noStep(e *changelog.Entry, sc changelog.StageChange, rel string) bool {
+	return noChange(e.Kind, sc.Stage, rel, stageEvidence(e, sc), e.Text) || entryDatesEarlier(e, sc, rel) || r.heldBefore(sc.Feature, sc.Stage, rel)
+}
+
+// steady is a feature's history as the stage questions may use it.
+type steady struct {
+	events []changelog.Event
+	// consistent: no release mixes statements that are no change with
+	// others, and none contradicts itself.
+	consistent bool
+	// forward: consistent, and every event a clean step up from the last.
+	forward bool
+}
+
+// steadyHistory returns the timeline's events of a feature without the
+// releases where every statement of it is no change (see noChange: a
+// statement from another document is weighed by its Kind and Evidence).
+// consistent is false when a release mixes such statements with others or
+// its statements contradict each other; forward is false unless the
+// history is consistent and every event is a clean step up (no revert, no
+// stage the questions do not ask about, none that does not go forward).
+func (r *run) steadyHistory(feature string) (events []changelog.Event, consistent, forward bool) {
+	k := changelog.FeatureKey(feature)
+	if s, ok := r.steady[k]; ok {
+		return s.events, s.consistent, s.forward
+	}
+	raw := r.tl.History(feature)
+	// doubtful: noChange, or a promotion whose entry dates the stage to an
+	// earlier release as well.
+	doubtful := func(ev changelog.Event) bool {
+		text := ev.Evidence
+		if e := r.entries[ev.Entry]; e != nil && ev.Document == r.doc.Key {
+			text = e.Text
+		}
+		if noChange(ev.Kind, ev.Stage, ev.Release, ev.Evidence, text) {
+			return true
+		}
+		if !promotion(ev.Stage) {
+			return false
+		}
+		for _, o := range raw {
+			if o.Document == ev.Document && o.Entry == ev.Entry && !o.Revert && maturity(o.Stage) >= maturity(ev.Stage) &&
+				changelog.CompareReleases(o.Release, ev.Release) < 0 {
+				return true
+			}
+		}
+		return false
+	}
+	consistent = true
+	drop := map[string]bool{}
+	for i := 0; i < len(raw); {
+		j := i
+		var clean []changelog.Event
+		for j < len(raw) && raw[j].Release == raw[i].Release {
+			if !doubtful(raw[j]) {
+				clean = append(clean, raw[j])
+			}
+			j++
+		}
+		switch {
+		case len(clean) == 0:
+			drop[raw[i].Release] = true
+		case len(clean) < j-i || contradictory(clean):
+			consistent = false
+		}
+		i = j
+	}
+	for _, ev := range r.history(feature) {
+		if !drop[ev.Release] {
+			events = append(events, ev)
+		}
+	}
+	forward = consistent
+	for j, ev := range events {
+		if ev.Revert || !askable(ev.Stage) || j > 0 && maturity(ev.Stage) <= maturity(events[j-1].Stage) {
+			forward = false
+		}
+	}
+	r.steady[k] = steady{events, consistent, forward}
+	return events, consistent, forward
+}
+
+// contradictory reports whether statements of one release disagree: two
+// levels among alpha, beta and GA, or a promotion and a removal (the
+// EndpointSlice controllers going GA and a field of the EndpointSlice API
+// being removed, both read as EndpointSlice).
+func contradictory(evs []changelog.Event) bool {
+	level := 0
+	promoted, removed := false, false
+	for _, ev := range evs {
+		l := 0
+		switch ev.Stage {
+		case changelog.StageAlpha:
+			l = 1
+		case changelog.StageBeta, changelog.StageBetaDefaultOn:
+			l = 2
+		case changelog.StageGA:
+			l = 4
+		}
+		if l > 0 && level > 0 && l != level {
+			return true
+		}
+		if l > 0 {
+			level = l
+		}
+		promoted = promoted || promotion(ev.Stage)
+		removed = removed || ev.Stage == changelog.StageRemoved
+	}
+	return promoted && removed
 }
