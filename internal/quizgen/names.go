@@ -77,8 +77,50 @@ func (r *run) categorize(e *changelog.Entry, feature string) category {
 			return r.typeCategory(found.Type, e, feature)
 		}
 	}
-	return shapeOf(feature)
+	c := shapeOf(feature)
+	if e != nil && c == catIdent && levelStated(e, feature) {
+		// "Sysctls graduates to General Availability": one word, but
+		// only features go through alpha, beta and GA.
+		return catGate
+	}
+	if e != nil && c == catNone && reFlagAfter.MatchString(wordsAfter(e.Text, feature)) {
+		return catFlag // "deprecate cleanup-ipvs flag"
+	}
+	return c
 }
+
+// levelStated reports whether an entry moves feature to alpha, beta or GA.
+func levelStated(e *changelog.Entry, feature string) bool {
+	k := changelog.FeatureKey(feature)
+	for _, sc := range e.Stages {
+		if changelog.FeatureKey(sc.Feature) == k && !sc.Revert {
+			switch sc.Stage {
+			case changelog.StageAlpha, changelog.StageBeta, changelog.StageBetaDefaultOn, changelog.StageGA:
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// wordsAfter returns the text after the first whole-word occurrence of
+// name, or "".
+func wordsAfter(text, name string) string {
+	for i := 0; name != ""; {
+		j := strings.Index(text[i:], name)
+		if j < 0 {
+			return ""
+		}
+		start, end := i+j, i+j+len(name)
+		i = end
+		if atWordEdges(text, start, end) {
+			return text[end:]
+		}
+	}
+	return ""
+}
+
+var reFlagAfter = regexp.MustCompile(`^["']?\s*flags?\b`)
 
 // typeCategory maps the parser's kind of name to a category.
 func (r *run) typeCategory(t changelog.MentionType, e *changelog.Entry, feature string) category {
@@ -99,8 +141,9 @@ func (r *run) typeCategory(t changelog.MentionType, e *changelog.Entry, feature 
 		return catNone
 	}
 	// An identifier or a piece of code is a feature only when the entry
-	// calls it one.
-	if e != nil && shapeOf(feature).gateLike() && r.callsFeature(e) {
+	// calls it one: a gate-shaped name in an entry about features or
+	// gates, or a name the entry calls a feature gate.
+	if e != nil && (shapeOf(feature).gateLike() && r.callsFeature(e) || calledGate(e.Text, feature)) {
 		return gateOrNamed(feature)
 	}
 	if t == changelog.MentionIdentifier && shapeOf(feature).gateLike() {
@@ -147,8 +190,121 @@ func shapeOf(name string) category {
 		return catCgroup
 	case strings.Contains(name, ".") && unicode.IsLower(firstRune(name)):
 		return catConfig
+	case gateShaped(name):
+		return catGate
+	case unicode.IsUpper(firstRune(name)):
+		// One capitalised word ("OpenStack" aside, "Kubeadm", "Cinder")
+		// is a product or a component as often as a gate.
+		return catIdent
 	}
-	return catGate
+	return catNone // "etcd", "vSphere": a program or a product
+}
+
+// gateShaped reports whether a name is written as a feature gate is:
+// UpperCamel with at least two humps ("ImageVolume", "CSIMigration").
+func gateShaped(name string) bool {
+	if !unicode.IsUpper(firstRune(name)) {
+		return false
+	}
+	for _, r := range name {
+		if !asciiAlnum(r) {
+			return false
+		}
+	}
+	return len(nameTokens(name)) >= 2
+}
+
+// calledGate reports whether a text calls name a feature gate: "the
+// Sysctls feature gate", "feature gates Sysctls and RunAsGroup".
+func calledGate(text, name string) bool {
+	if name == "" || strings.ContainsAny(name, " \u3000") {
+		return false
+	}
+	for i := 0; ; {
+		j := strings.Index(text[i:], name)
+		if j < 0 {
+			return false
+		}
+		start, end := i+j, i+j+len(name)
+		i = end
+		if !atWordEdges(text, start, end) {
+			continue
+		}
+		if reGateAfter.MatchString(text[end:]) || reGateBefore.MatchString(text[:start]) {
+			return true
+		}
+	}
+}
+
+var (
+	reGateAfter  = regexp.MustCompile(`(?i)^\s*(?:feature[- ]?gates?|gates?)\b|^\s*(?:フィーチャーゲート|ゲート)`)
+	reGateBefore = regexp.MustCompile(`(?i)\bfeature[- ]?gates?\s+(?:[A-Za-z0-9]+,?\s+(?:and\s+|or\s+)?){0,4}$`)
+)
+
+// stageSubject reports whether a stage change an entry states is about a
+// name that can hold a stage: one of a staged category, written whole
+// (not inside {…}, where it is a placeholder of a path such as
+// "{kubelet_root_dir}/plugins"), and not the first word of a longer noun
+// phrase ("OpenStack Cinder CSI migration", "vSphere volume plugin",
+// "etcd flags"), which is what changed.
+func (r *run) stageSubject(e *changelog.Entry, sc changelog.StageChange) bool {
+	cat := r.categoryOf(e, sc.Feature)
+	if !cat.staged() {
+		return false
+	}
+	for _, text := range []string{sc.Evidence, e.Text} {
+		if inBraces(text, sc.Feature) {
+			return false
+		}
+	}
+	// An API version comes before the kinds it serves ("policy/v1beta1
+	// PodSecurityPolicy"), which leaves it the subject.
+	return cat == catAPI || !modifies(sc.Evidence, sc.Feature)
+}
+
+// inBraces reports whether name occurs in text between "{" and "}".
+func inBraces(text, name string) bool {
+	for i := 0; name != ""; {
+		j := strings.Index(text[i:], name)
+		if j < 0 {
+			return false
+		}
+		start, end := i+j, i+j+len(name)
+		i = end
+		before := strings.TrimRight(text[:start], " ")
+		after := strings.TrimLeft(text[end:], " ")
+		if strings.HasSuffix(before, "{") || strings.HasPrefix(after, "}") {
+			return true
+		}
+	}
+	return false
+}
+
+// thingNouns are nouns a name is often the first word of when it is no
+// feature itself: "vSphere volume plugin", "Multi vCenter support".
+var thingNouns = map[string]bool{
+	"volume": true, "volumes": true, "plugin": true, "plugins": true, "support": true, "driver": true,
+	"drivers": true, "migration": true, "controller": true, "controllers": true, "provider": true,
+	"providers": true, "integration": true,
+}
+
+// modifies reports whether name, where text first writes it, is followed by
+// a word that continues a noun phrase: another capitalised name
+// ("OpenStack Cinder CSI migration") or a noun such as "volume" or
+// "support".
+func modifies(text, name string) bool {
+	if strings.ContainsAny(name, " \u3000") {
+		return false // a name in words is the noun phrase itself
+	}
+	rest := strings.TrimLeft(wordsAfter(text, name), " ")
+	w := rest
+	if k := strings.IndexFunc(rest, func(r rune) bool { return !asciiAlnum(r) && r != '-' }); k >= 0 {
+		w = rest[:k]
+	}
+	if w == "" {
+		return false // punctuation, the end, or Japanese after the name
+	}
+	return unicode.IsUpper(firstRune(w)) && strings.IndexFunc(w, unicode.IsLower) >= 0 || thingNouns[strings.ToLower(w)]
 }
 
 var (

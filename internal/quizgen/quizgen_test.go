@@ -563,3 +563,79 @@ func TestHistoryNotes(t *testing.T) {
 		})
 	}
 }
+
+// A stage question is about a name that holds a stage: a program, a
+// product that starts a longer noun phrase, or a placeholder in a path is
+// none; a gate or a flag beside it is.
+func TestStageSubjects(t *testing.T) {
+	tests := []struct {
+		name     string
+		doc      string
+		feature  string
+		wantAsks bool
+	}{
+		{"a program named in code", upstreamKindDoc("1.40", kindCleanup, 4001,
+			"Kubeadm: Removed usage of the deprecated `etcd` flags `--widget-check` and `--sprocket-interval` if the `etcd` version is older than v3.6.0. Set them with `--feature-gates` instead."),
+			"etcd", false},
+		{"the flags beside it", upstreamKindDoc("1.40", kindCleanup, 4001,
+			"Kubeadm: Removed usage of the deprecated `etcd` flags `--widget-check` and `--sprocket-interval` if the `etcd` version is older than v3.6.0. Set them with `--feature-gates` instead."),
+			"--widget-check", true},
+		{"a product before a longer noun phrase", upstreamDoc("1.40", 4001, "WidgetCloud Cinder CSI migration is on by default."),
+			"WidgetCloud", false},
+		{"a field before a noun", upstreamKindDoc("1.40", "Deprecation", 4001, "The sprocket parameter for the in-tree gizmoCloud volume plugin is deprecated."),
+			"gizmoCloud", false},
+		{"a placeholder in a path", upstreamKindDoc("1.40", "Deprecation", 4001, "Removed plugin watching of the deprecated directory {sprocket_root_dir}/plugins."),
+			"sprocket_root_dir", false},
+		{"a gate", upstreamDoc("1.40", 4001, "The `WidgetCloud` feature gate is on by default."),
+			"WidgetCloud", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := stageQuestionsAbout(generate(t, Options{}, parse(t, tt.doc)).Questions, tt.feature, "1.40")
+			if tt.wantAsks && len(got) == 0 {
+				t.Errorf("no stage question about %s", tt.feature)
+			}
+			if !tt.wantAsks {
+				for _, g := range got {
+					t.Errorf("%s: %q asks about %s, which holds no stage", g.Provenance.Generator, g.Question.Prompt, tt.feature)
+				}
+			}
+		})
+	}
+}
+
+func TestNameShapes(t *testing.T) {
+	tests := []struct {
+		name string
+		want category
+	}{
+		{"ImageVolume", catGate},
+		{"CSIMigration", catGate},
+		{"Kubeadm", catIdent},
+		{"etcd", catNone},
+		{"vSphere", catNone},
+		{"--cri-socket", catFlag},
+		{"volume_operation_errors_total", catMetric},
+	}
+	for _, tt := range tests {
+		if got := shapeOf(tt.name); got != tt.want {
+			t.Errorf("shapeOf(%q) = %d, want %d", tt.name, got, tt.want)
+		}
+	}
+	mods := []struct {
+		text, name string
+		want       bool
+	}{
+		{"OpenStack Cinder CSI migration is on by default.", "OpenStack", true},
+		{"Multi vCenter support is deprecated as of v1.21.", "vCenter", true},
+		{"The parameter for the in-tree vSphere volume plugin is deprecated.", "vSphere", true},
+		{"The ImageVolume feature gate is GA.", "ImageVolume", false},
+		{"Promoted ImageVolume to GA.", "ImageVolume", false},
+		{"ImageVolume が GA になった。", "ImageVolume", false},
+	}
+	for _, tt := range mods {
+		if got := modifies(tt.text, tt.name); got != tt.want {
+			t.Errorf("modifies(%q, %q) = %v, want %v", tt.text, tt.name, got, tt.want)
+		}
+	}
+}

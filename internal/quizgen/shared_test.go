@@ -580,3 +580,25 @@ func TestSharedNoFalseStageFacts(t *testing.T) {
 		}
 	}
 }
+
+// TestSharedStageSubjects checks names of the reference documents that
+// hold no stage of their own: a program, a product or a field before the
+// noun phrase that changed, and a path placeholder.
+func TestSharedStageSubjects(t *testing.T) {
+	docs, tl := loadShared(t)
+	byName := map[string][]Generated{}
+	for _, sd := range docs {
+		byName[sd.name] = Generate(sd.doc, tl, Options{})
+	}
+	for _, f := range []struct{ doc, feature, release string }{
+		{"up36", "etcd", "1.36"},             // #135701, the etcd flags
+		{"up21", "OpenStack", "1.21"},        // #98538, OpenStack Cinder CSI migration
+		{"up21", "vSphere", "1.21"},          // #98546, the vSphere volume plugin's parameter
+		{"up21", "vCenter", "1.21"},          // #98546, multi vCenter support
+		{"up17", "kubelet_root_dir", "1.17"}, // #84533, {kubelet_root_dir}/plugins
+	} {
+		for _, g := range stageQuestionsAbout(byName[f.doc], f.feature, f.release) {
+			t.Errorf("%s: %s %q asks about %s, which holds no stage", f.doc, g.Provenance.Generator, g.Question.Prompt, f.feature)
+		}
+	}
+}

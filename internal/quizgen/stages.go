@@ -207,7 +207,7 @@ func (r *run) findStageFacts() []stageFact {
 				continue // undone, or stated two ways
 			}
 			cat := r.categoryOf(e, sc.Feature)
-			if !cat.staged() {
+			if !r.stageSubject(e, sc) {
 				continue
 			}
 			ev, ok := r.eventIn(sc.Feature, rel)
@@ -346,7 +346,7 @@ func (r *run) releaseOfStage() {
 				continue
 			}
 			rel, err := changelog.NormalizeRelease(sc.Release)
-			if err != nil || !r.categoryOf(e, sc.Feature).staged() {
+			if err != nil || !r.stageSubject(e, sc) {
 				continue
 			}
 			if r.onlyRelease(sc.Feature, sc.Stage) != rel || r.noStep(e, sc, rel) {
@@ -492,7 +492,7 @@ func (r *run) timelineOrder() {
 		e := &r.doc.Entries[i]
 		for _, sc := range e.Stages {
 			rel, err := changelog.NormalizeRelease(sc.Release)
-			if err != nil || rel != docRel || !r.categoryOf(e, sc.Feature).staged() {
+			if err != nil || rel != docRel || !r.stageSubject(e, sc) {
 				continue
 			}
 			feature := sc.Feature
