@@ -639,3 +639,40 @@ func TestNameShapes(t *testing.T) {
 		}
 	}
 }
+
+// A cloze is not made from a text with braces of its own, which would
+// merge with the gap's; one from a plain text grades its answers right.
+func TestClozeBraces(t *testing.T) {
+	tests := []struct {
+		name     string
+		sentence string
+		want     int // cloze questions
+	}{
+		{"placeholder next to the term", "Removed the `WidgetGate` feature gate and the directory {WidgetGate}/plugins it watched.", 0},
+		{"braces elsewhere", "Promoted the `WidgetGate` feature gate to GA; it now fills {spec.widgets} for every pod.", 0},
+		{"no braces", "Promoted the `WidgetGate` feature gate to GA; it now fills the widget list for every pod.", 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var clozes []quiz.Question
+			for _, g := range generate(t, Options{}, parse(t, upstreamDoc("1.40", 4001, tt.sentence))).Questions {
+				if g.Provenance.Generator == GenCloze {
+					clozes = append(clozes, g.Question)
+				}
+			}
+			if len(clozes) != tt.want {
+				t.Fatalf("%d cloze questions %+v, want %d", len(clozes), clozes, tt.want)
+			}
+			for _, q := range clozes {
+				gaps, err := quiz.ParseCloze(q.Prompt)
+				if err != nil {
+					t.Fatalf("%s: %v", q.ExtID, err)
+				}
+				clozeGradesRight(t, q.ExtID, q, gaps)
+				if !q.Grade(quiz.Response{Texts: []string{"WidgetGate"}}).Correct {
+					t.Errorf("%s: %q: WidgetGate is graded wrong", q.ExtID, q.Prompt)
+				}
+			}
+		})
+	}
+}

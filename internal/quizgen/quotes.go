@@ -84,7 +84,10 @@ func (r *run) cloze() {
 			continue
 		}
 		text := cleanText(e.Text)
-		if strings.Contains(text, "{{") || strings.Contains(text, "}}") || utf8.RuneCountInString(text) > maxClozeText {
+		// Gaps are written in braces, so a brace of the text itself
+		// ("{kubelet_root_dir}/plugins") would merge with a gap beside it
+		// and hide part of the answer, or make one of its own.
+		if strings.ContainsAny(text, "{}") || utf8.RuneCountInString(text) > maxClozeText {
 			continue
 		}
 		locs := r.maskRegexp(feature).FindAllStringIndex(text, -1)

@@ -363,6 +363,32 @@ func (c checker) checkCloze(where string, q quiz.Question, e *changelog.Entry) {
 	if givesAway(quiz.ClozeText(q.Prompt), e.Focus) {
 		t.Errorf("%s: blanked prompt still names %q", where, e.Focus)
 	}
+	clozeGradesRight(t, where, q, gaps)
+}
+
+// clozeGradesRight checks that every accepted spelling of each gap, with
+// the other gaps answered with their first, is graded right, and that no
+// answer holds a brace of the text around it.
+func clozeGradesRight(t *testing.T, where string, q quiz.Question, gaps []quiz.Gap) {
+	t.Helper()
+	for i, g := range gaps {
+		for _, a := range g.Accept {
+			if strings.ContainsAny(a, "{}") {
+				t.Errorf("%s: gap %d accepts %q, with a brace of the text", where, i+1, a)
+			}
+			texts := make([]string, len(gaps))
+			for j := range gaps {
+				texts[j] = gaps[j].Accept[0]
+			}
+			texts[i] = a
+			if !q.Grade(quiz.Response{Texts: texts}).Correct {
+				t.Errorf("%s: answer %q for gap %d is graded wrong", where, a, i+1)
+			}
+		}
+	}
+	if blank := quiz.ClozeText(q.Prompt); strings.Contains(blank, "{"+quiz.ClozeBlank) || strings.Contains(blank, quiz.ClozeBlank+"}") {
+		t.Errorf("%s: blanked prompt %q shows a brace beside a gap", where, blank)
+	}
 }
 
 func (c checker) checkTrueFalse(where string, q quiz.Question, p Provenance, e *changelog.Entry) {
