@@ -18,6 +18,10 @@ type lexicon struct {
 	done map[changelog.Stage]string
 	// askRelease asks for the release of a stage change, %s = feature.
 	askRelease map[changelog.Stage]string
+	// held is a stage as one the feature was at in a release, for an
+	// entry that does not say the feature is new there: "alpha だった",
+	// "was alpha". A "second Alpha" is alpha, but was introduced before.
+	held map[changelog.Stage]string
 }
 
 var japanese = &lexicon{
@@ -43,6 +47,9 @@ var japanese = &lexicon{
 		changelog.StageDeprecated:    "非推奨になった",
 		changelog.StageRemoved:       "削除された",
 		changelog.StageReverted:      "変更が取り消された",
+	},
+	held: map[changelog.Stage]string{
+		changelog.StageAlpha: "alpha だった",
 	},
 }
 
@@ -80,6 +87,9 @@ var english = &lexicon{
 		changelog.StageDeprecated:    "Which release deprecated %s?",
 		changelog.StageRemoved:       "Which release removed %s?",
 	},
+	held: map[changelog.Stage]string{
+		changelog.StageAlpha: "was alpha",
+	},
 }
 
 // lexiconFor picks the templates for a language code; anything but English
@@ -102,8 +112,17 @@ func lexiconOf(text string) *lexicon {
 
 func (l *lexicon) ja() bool { return l.code == LangJapanese }
 
-// fact states a stage change: "v1.36 で X は GA になった".
-func (l *lexicon) fact(release, feature string, s changelog.Stage) string {
+// fact states a stage change: "v1.36 で X は GA になった". Unless intro is
+// set (the entry says the feature is new), a stage with a held wording is
+// stated as one the feature was at: "v1.36 で X は alpha だった", "X was
+// alpha in v1.36".
+func (l *lexicon) fact(release, feature string, s changelog.Stage, intro bool) string {
+	if w, ok := l.held[s]; ok && !intro {
+		if l.ja() {
+			return jaJoin("v"+release+" で "+feature+" は", w)
+		}
+		return feature + " " + w + " in v" + release
+	}
 	if l.ja() {
 		return jaJoin("v"+release+" で "+feature+" は", l.done[s])
 	}
@@ -128,6 +147,9 @@ func (l *lexicon) stageQuestion(release, feature string) string {
 	return "In v" + release + ", which stage did " + feature + " move to?"
 }
 
+// releaseQuestion asks when a feature reached a stage, in the wording of a
+// change ("introduced as alpha"): a stage an entry only says the feature
+// was at is not asked this way (see introduced).
 func (l *lexicon) releaseQuestion(feature string, s changelog.Stage) string {
 	if l.ja() {
 		return jaJoin(feature+" が", l.done[s]) + "のはどのリリース?"

@@ -415,14 +415,17 @@ func TestJapaneseSpacing(t *testing.T) {
 	tests := []struct {
 		release, feature string
 		stage            changelog.Stage
+		intro            bool
 		want             string
 	}{
-		{"1.36", "ImageVolume", changelog.StageGA, "v1.36 で ImageVolume は GA になった"},
-		{"1.36", "DRAConsumableCapacity", changelog.StageDefaultOn, "v1.36 で DRAConsumableCapacity はデフォルトで有効になった"},
-		{"1.17", "--cri-socket", changelog.StageRemoved, "v1.17 で --cri-socket は削除された"},
+		{"1.36", "ImageVolume", changelog.StageGA, false, "v1.36 で ImageVolume は GA になった"},
+		{"1.36", "DRAConsumableCapacity", changelog.StageDefaultOn, false, "v1.36 で DRAConsumableCapacity はデフォルトで有効になった"},
+		{"1.17", "--cri-socket", changelog.StageRemoved, false, "v1.17 で --cri-socket は削除された"},
+		{"1.36", "MemoryQoS", changelog.StageAlpha, false, "v1.36 で MemoryQoS は alpha だった"},
+		{"1.36", "GizmoPool", changelog.StageAlpha, true, "v1.36 で GizmoPool は alpha として導入された"},
 	}
 	for _, tt := range tests {
-		if got := japanese.fact(tt.release, tt.feature, tt.stage); got != tt.want {
+		if got := japanese.fact(tt.release, tt.feature, tt.stage, tt.intro); got != tt.want {
 			t.Errorf("fact = %q, want %q", got, tt.want)
 		}
 	}
@@ -672,6 +675,101 @@ func TestClozeBraces(t *testing.T) {
 				if !q.Grade(quiz.Response{Texts: []string{"WidgetGate"}}).Correct {
 					t.Errorf("%s: %q: WidgetGate is graded wrong", q.ExtID, q.Prompt)
 				}
+			}
+		})
+	}
+}
+
+// articleDoc writes a small article of release 1.40 for SIG Node with one
+// highlight per heading and body.
+func articleDoc(sections ...[2]string) string {
+	var b strings.Builder
+	b.WriteString("Kubernetes 1.40: SIG-Node の変更内容\n\n所感 :pencil:\n\n今回のリリースで印象に残った機能を紹介します。\n\n")
+	for _, s := range sections {
+		fmt.Fprintf(&b, "%s\n\n%s\n\n", s[0], s[1])
+	}
+	b.WriteString("Feature\n\n  • kubelet に bazQuota 設定を追加した。 (#900002、@bob) [sig/node]\n")
+	return b.String()
+}
+
+// An alpha stage reads as an introduction only when the entry says the
+// feature is new; a heading's stage is no fact when its section puts the
+// feature in an earlier release.
+func TestAlphaWording(t *testing.T) {
+	tests := []struct {
+		name        string
+		doc         string
+		lang        string
+		feature     string
+		wantFact    string // in the true_false explanation; "" for no stage question at all
+		wantRelease bool   // a release_of_stage question
+	}{
+		{
+			"heading, section names an earlier release",
+			articleDoc([2]string{"Alpha: WidgetQoS", "WidgetQoS は cgroup v2 の設定を使ってウィジェットのメモリを回収から守る機能です。\n1.39 以前は WidgetQoS feature gate を有効化すると一律で保護されていましたが、1.40 では widgetPolicy でこの挙動を選べるようになりました。"}),
+			LangJapanese, "WidgetQoS", "", false,
+		},
+		{
+			"heading, nothing earlier",
+			articleDoc([2]string{"Alpha: GizmoPool", "GizmoPool は、スケジューラが Pod のギズモ要求をまとめてから Node を選ぶ機能です。 Pod ごとの要求を一つのプールとして扱います。"}),
+			LangJapanese, "GizmoPool", "v1.40 で GizmoPool は alpha だった", false,
+		},
+		{
+			"heading, section says new",
+			articleDoc([2]string{"Alpha: SprocketCache", "SprocketCache は kubelet がスプロケットのキャッシュをコンテナランタイムと同期する新規の機能です。 再起動してもキャッシュが失われません。"}),
+			LangJapanese, "SprocketCache", "v1.40 で SprocketCache は alpha として導入された", true,
+		},
+		{
+			"second alpha",
+			upstreamDoc("1.40", 4001, "The `WidgetGate` feature is being released as a second Alpha in Kubernetes 1.40. Widget probes now report through the kubelet."),
+			LangEnglish, "WidgetGate", "WidgetGate was alpha in v1.40", false,
+		},
+		{
+			"added alpha",
+			upstreamDoc("1.40", 4001, sentGizmoAlpha),
+			LangEnglish, "GizmoPool", "In v1.40, GizmoPool was introduced as alpha", true,
+		},
+		{
+			"now available as alpha",
+			upstreamDoc("1.40", 4001, "The `WidgetGate` feature gate is now available as alpha (off by default)."),
+			LangJapanese, "WidgetGate", "v1.40 で WidgetGate は alpha だった", false,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var facts []string
+			release := false
+			for _, g := range generate(t, Options{Language: tt.lang}, parse(t, tt.doc)).Questions {
+				q := g.Question
+				switch g.Provenance.Generator {
+				case GenTrueFalse, GenStageInRelease, GenReleaseOfStage:
+				default:
+					continue
+				}
+				if g.Provenance.Feature != tt.feature {
+					continue
+				}
+				facts = append(facts, q.Explanation)
+				release = release || g.Provenance.Generator == GenReleaseOfStage
+				intro := strings.Contains(tt.wantFact, "導入") || strings.Contains(tt.wantFact, "introduced")
+				if says := strings.Contains(q.Prompt+q.Explanation, "導入") || strings.Contains(q.Prompt+q.Explanation, "introduced"); says != intro {
+					t.Errorf("%s: %q / %q: wording, want as in %q", g.Provenance.Generator, q.Prompt, q.Explanation, tt.wantFact)
+				}
+				if !intro && g.Provenance.Generator == GenTrueFalse && !strings.Contains(q.Prompt, "v1.40") {
+					t.Errorf("false statement %q moves to another release a stage the feature may have held then too", q.Prompt)
+				}
+			}
+			if tt.wantFact == "" {
+				if len(facts) > 0 {
+					t.Errorf("stage questions %q, want none", facts)
+				}
+				return
+			}
+			if len(facts) == 0 || !strings.Contains(facts[0], tt.wantFact) {
+				t.Errorf("stage explanations %q, want %q", facts, tt.wantFact)
+			}
+			if release != tt.wantRelease {
+				t.Errorf("release_of_stage question %v, want %v", release, tt.wantRelease)
 			}
 		})
 	}

@@ -397,12 +397,19 @@ func (c checker) checkTrueFalse(where string, q quiz.Question, p Provenance, e *
 	if !statesChange(e, p.Feature, p.Stage, p.Release) {
 		t.Errorf("%s: entry does not state %s %s in %s", where, p.Feature, p.Stage, p.Release)
 	}
-	statement := func(rel string, s changelog.Stage) string {
-		return c.lex.sentence(c.lex.fact(rel, p.Feature, s), nil)
+	statement := func(rel string, s changelog.Stage, intro bool) string {
+		return c.lex.sentence(c.lex.fact(rel, p.Feature, s, intro), nil)
 	}
+	// says is the statement's wording of the true stage: an introduction
+	// only when the entry says the feature is new.
+	_, held := c.lex.held[p.Stage]
+	intro := !held || reIntroduced.MatchString(entryText(e)+"\n"+e.Title)
 	if *q.Truth {
-		if q.Prompt != statement(p.Release, p.Stage) {
+		if q.Prompt != statement(p.Release, p.Stage, intro) && (intro || q.Prompt != statement(p.Release, p.Stage, true)) {
 			t.Errorf("%s: true statement %q does not state %s in %s", where, q.Prompt, p.Stage, p.Release)
+		}
+		if !intro && q.Prompt == statement(p.Release, p.Stage, true) {
+			t.Errorf("%s: %q calls %s new, which the entry does not", where, q.Prompt, p.Feature)
 		}
 		return
 	}
@@ -410,8 +417,14 @@ func (c checker) checkTrueFalse(where string, q quiz.Question, p Provenance, e *
 	for _, s := range stageOrder {
 		for minor := 0; minor <= 45; minor++ {
 			rel := "1." + strconv.Itoa(minor)
-			if statement(rel, s) != q.Prompt {
+			introClaim := statement(rel, s, true) == q.Prompt
+			if !introClaim && statement(rel, s, false) != q.Prompt {
 				continue
+			}
+			if rel != p.Release && s == p.Stage && !(introClaim && intro) {
+				// "X was alpha in v1.35" may well be true of a feature
+				// alpha in v1.36.
+				t.Errorf("%s: false statement %q may be true", where, q.Prompt)
 			}
 			if rel == p.Release {
 				if ev.Stage.Matches(s) || s.Matches(p.Stage) || p.Stage.Matches(s) {
@@ -584,6 +597,7 @@ func TestSharedNoFalseStageFacts(t *testing.T) {
 		{"up17", "PersistentLocalVolumes", "1.17"},
 		{"up21", "CSI topology", "1.21"},
 		{"up28", "CSIMigrationGCE", "1.28"},
+		{"seed36", "MemoryQoS", "1.36"}, // "Alpha: MemoryQoS" over "1.35 以前は MemoryQoS feature gate を…"
 	}
 	for _, f := range facts {
 		for _, g := range stageQuestionsAbout(byName[f.doc], f.feature, f.release) {
@@ -625,6 +639,33 @@ func TestSharedStageSubjects(t *testing.T) {
 	} {
 		for _, g := range stageQuestionsAbout(byName[f.doc], f.feature, f.release) {
 			t.Errorf("%s: %s %q asks about %s, which holds no stage", f.doc, g.Provenance.Generator, g.Question.Prompt, f.feature)
+		}
+	}
+}
+
+// TestSharedAlphaWording checks that an alpha stage is called an
+// introduction only where its entry says the feature is new: CSI Health
+// Monitoring is "released as a second Alpha" in 1.21.
+func TestSharedAlphaWording(t *testing.T) {
+	docs, tl := loadShared(t)
+	for _, sd := range docs {
+		if sd.name != "up21" {
+			continue
+		}
+		for _, lang := range []string{LangJapanese, LangEnglish} {
+			n := 0
+			for _, g := range stageQuestionsAbout(Generate(sd.doc, tl, Options{Language: lang}), "CSI Health Monitoring", "1.21") {
+				n++
+				if text := g.Question.Prompt + g.Question.Explanation; strings.Contains(text, "導入") || strings.Contains(text, "introduced") {
+					t.Errorf("%s %s: %q calls a second alpha an introduction", lang, g.Provenance.Generator, text)
+				}
+				if g.Provenance.Generator == GenReleaseOfStage {
+					t.Errorf("%s: %q asks when a second alpha was alpha", lang, g.Question.Prompt)
+				}
+			}
+			if n == 0 {
+				t.Errorf("%s: no stage question about CSI Health Monitoring", lang)
+			}
 		}
 	}
 }

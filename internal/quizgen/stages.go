@@ -90,6 +90,9 @@ type stageFact struct {
 	release string
 	cat     category
 	ev      changelog.Event // the timeline's state of the feature in release
+	// intro: the entry says the feature is new, so an alpha stage is its
+	// introduction (see introduced).
+	intro bool
 }
 
 // prs are the PRs to cite for the fact: its own, else the entry's.
@@ -217,7 +220,7 @@ func (r *run) findStageFacts() []stageFact {
 			if r.noStep(e, sc, rel) {
 				continue // a stage reached before, or a statement that is no change
 			}
-			cands = append(cands, stageFact{e: e, sc: sc, release: rel, cat: cat, ev: ev})
+			cands = append(cands, stageFact{e: e, sc: sc, release: rel, cat: cat, ev: ev, intro: r.introduced(e, sc, rel)})
 		}
 	}
 	return best(cands,
@@ -303,7 +306,7 @@ func (r *run) stageInRelease() {
 			choices[i] = l.label[s]
 		}
 		feature := f.sc.Feature
-		expl := r.withHistory(l, l.sentence(l.fact(f.release, feature, f.sc.Stage), f.prs()), feature)
+		expl := r.withHistory(l, l.sentence(l.fact(f.release, feature, f.sc.Stage, f.intro), f.prs()), feature)
 		q := quiz.Question{
 			ExtID:       extID(GenStageInRelease, r.doc.Key, f.e.Key, feature, ""),
 			Type:        quiz.SingleChoice,
@@ -355,6 +358,12 @@ func (r *run) releaseOfStage() {
 			if (sc.Stage == changelog.StageDefaultOn || sc.Stage == changelog.StageBetaDefaultOn) && r.statedTwoWays(sc.Feature, rel) {
 				continue // "beta" here and "on by default" there: unsure about the default
 			}
+			if _, held := r.lang.held[sc.Stage]; held && !r.introduced(e, sc, rel) {
+				// "alpha in 1.21" with no word that it is new there: it
+				// may have been alpha in earlier releases too ("a second
+				// Alpha"), so no one release is the answer.
+				continue
+			}
 			cands = append(cands, cand{e, sc, rel})
 		}
 	}
@@ -375,7 +384,7 @@ func (r *run) releaseOfStage() {
 		if c.sc.PR > 0 {
 			prs = []int{c.sc.PR}
 		}
-		expl := r.withHistory(l, l.sentence(l.fact(rel, feature, stage), prs), feature)
+		expl := r.withHistory(l, l.sentence(l.fact(rel, feature, stage, true), prs), feature)
 		q := quiz.Question{
 			ExtID:       id,
 			Type:        quiz.SingleChoice,
@@ -560,6 +569,9 @@ func (r *run) trueFalse() {
 				return true
 			}
 			wrongRelease := func() bool {
+				if _, held := l.held[f.sc.Stage]; held && !f.intro {
+					return false // "X was alpha in v1.35" may be true as well
+				}
 				if r.onlyRelease(feature, f.sc.Stage) != f.release {
 					return false
 				}
@@ -576,11 +588,14 @@ func (r *run) trueFalse() {
 				truth = !wrongRelease() && !wrongStage()
 			}
 		}
-		expl := r.withHistory(l, l.verdict(truth)+l.sentence(l.fact(f.release, feature, f.sc.Stage), f.prs()), feature)
+		expl := r.withHistory(l, l.verdict(truth)+l.sentence(l.fact(f.release, feature, f.sc.Stage, f.intro), f.prs()), feature)
+		// A wrong stage is claimed as one the feature was at: the entry
+		// says nothing of its being new at that stage.
+		claimIntro := f.intro && claimStage == f.sc.Stage
 		q := quiz.Question{
 			ExtID:       extID(GenTrueFalse, r.doc.Key, f.e.Key, feature, ""),
 			Type:        quiz.TrueFalse,
-			Prompt:      l.sentence(l.fact(claimRel, feature, claimStage), nil),
+			Prompt:      l.sentence(l.fact(claimRel, feature, claimStage, claimIntro), nil),
 			Truth:       &truth,
 			Explanation: expl,
 			Source:      r.source(f.e, kindName(f.e.Kind)),
@@ -693,9 +708,105 @@ func (r *run) heldBefore(feature string, stage changelog.Stage, rel string) bool
 }
 
 // noStep reports whether a stage change an entry states for rel is no step
-// taken in rel (see noChange, entryDatesEarlier and heldBefore).
+// taken in rel (see noChange, entryDatesEarlier, heldBefore and
+// headingDatedEarlier).
 func (r *run) noStep(e *changelog.Entry, sc changelog.StageChange, rel string) bool {
-	return noChange(e.Kind, sc.Stage, rel, stageEvidence(e, sc), e.Text) || entryDatesEarlier(e, sc, rel) || r.heldBefore(sc.Feature, sc.Stage, rel)
+	return noChange(e.Kind, sc.Stage, rel, stageEvidence(e, sc), e.Text) || entryDatesEarlier(e, sc, rel) ||
+		r.heldBefore(sc.Feature, sc.Stage, rel) || r.headingDatedEarlier(e, sc.Source, sc.Feature, rel)
+}
+
+var (
+	// reIntroduced says an entry brings something new.
+	reIntroduced = regexp.MustCompile(`(?i)\bnew(?:ly)?\b|\badd(?:s|ed|ing)?\b|\bintroduc|新規|新しい|新た|追加|導入`)
+	// reBefore speaks of the time before a release: "1.35 以前は …".
+	reBefore = regexp.MustCompile(`(?i)以前|\bpreviously\b|\bprior to\b|\bearlier releases?\b`)
+	// reReleaseNumber finds a Kubernetes release in a text ("1.35",
+	// "v1.36.0"); only major 1, so that "2.5 倍" is no release.
+	reReleaseNumber = regexp.MustCompile(`\bv?(1\.\d{1,2})(?:\.\d+)?\b`)
+	// reSentenceEnd ends a sentence.
+	reSentenceEnd = regexp.MustCompile(`[。\n]|\.\s`)
+)
+
+// introduced reports whether an entry says the feature of an alpha stage
+// is new in rel: only then does the stage read as its introduction. The
+// sentence the stage was read from counts, and for a stage of the
+// document's own release also the entry's title and text (a list under
+// "Alpha 追加:"). "being released as a second Alpha" is no introduction.
+func (r *run) introduced(e *changelog.Entry, sc changelog.StageChange, rel string) bool {
+	text := stageEvidence(e, sc)
+	if docRel, err := changelog.NormalizeRelease(r.doc.Release); err == nil && docRel == rel {
+		text += "\n" + e.Title + "\n" + e.Text
+	}
+	return reIntroduced.MatchString(text)
+}
+
+// headingDatedEarlier reports whether a stage read from a heading alone
+// ("Alpha: MemoryQoS") is belied by its section: a sentence there puts the
+// feature in an earlier release ("1.35 以前は MemoryQoS feature gate を
+// 有効化すると…"), so the heading names the stage the feature is at, not a
+// step taken in rel. A heading whose stage the section's text states as
+// well ("CSI Migration Beta" over "… is now beta in Kubernetes v1.17. CSI
+// migration was introduced as alpha in Kubernetes v1.14.") rests on that
+// text, not on the heading.
+func (r *run) headingDatedEarlier(e *changelog.Entry, source, feature, rel string) bool {
+	if source != "heading" || e == nil {
+		return false
+	}
+	k := changelog.FeatureKey(feature)
+	for _, o := range e.Stages {
+		if o.Source != "heading" && changelog.FeatureKey(o.Feature) == k && changelog.CompareReleases(o.Release, rel) == 0 {
+			return false
+		}
+	}
+	re := r.maskRegexp(feature)
+	for _, text := range append([]string{e.Text}, e.Notes...) {
+		for _, sent := range reSentenceEnd.Split(text, -1) {
+			for _, span := range releaseSpans(sent, rel) {
+				if !span.earlier {
+					continue
+				}
+				for _, loc := range re.FindAllStringIndex(span.text, -1) {
+					if atWordEdges(span.text, loc[0], loc[1]) {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
+}
+
+// span is a piece of a sentence; earlier is set when it names a release
+// before the one it was cut for, or says "以前".
+type span struct {
+	text    string
+	earlier bool
+}
+
+// releaseSpans cuts a sentence where it names rel or a later release:
+// "1.35 以前は X …が、1.36 では Y …" speaks of the past for X only.
+func releaseSpans(sent, rel string) []span {
+	var out []span
+	start := 0
+	flush := func(end int) {
+		if end <= start {
+			return
+		}
+		t := sent[start:end]
+		earlier := reBefore.MatchString(t)
+		for _, m := range reReleaseNumber.FindAllStringSubmatch(t, -1) {
+			earlier = earlier || changelog.CompareReleases(m[1], rel) < 0
+		}
+		out = append(out, span{t, earlier})
+		start = end
+	}
+	for _, m := range reReleaseNumber.FindAllStringSubmatchIndex(sent, -1) {
+		if changelog.CompareReleases(sent[m[2]:m[3]], rel) >= 0 {
+			flush(m[0])
+		}
+	}
+	flush(len(sent))
+	return out
 }
 
 // steady is a feature's history as the stage questions may use it.
@@ -729,6 +840,9 @@ func (r *run) steadyHistory(feature string) (events []changelog.Event, consisten
 			text = e.Text
 		}
 		if noChange(ev.Kind, ev.Stage, ev.Release, ev.Evidence, text) {
+			return true
+		}
+		if ev.Document == r.doc.Key && r.headingDatedEarlier(r.entries[ev.Entry], ev.Source, ev.Feature, ev.Release) {
 			return true
 		}
 		if !promotion(ev.Stage) {
