@@ -503,8 +503,14 @@ func mentionedStages(text string) map[changelog.Stage]bool {
 
 // alternatives lists other accepted spellings of a gap: the canonical
 // name, and the name with its words joined or (for names of up to three
-// words and nothing but letters and spaces) apart.
+// words and nothing but letters and spaces) apart. A match written as a
+// code token ("managed-fields", "legacy-service-account-token-clean-up")
+// takes no other form: it is spelt that way in the flag or path it names,
+// and a flag --show-managedFields does not exist.
 func alternatives(match, name string) []string {
+	if codeToken(match) {
+		return nil
+	}
 	seen := map[string]bool{quiz.Normalize(match): true}
 	var out []string
 	add := func(s string) {
@@ -584,6 +590,21 @@ func relatedForms(a, b nameForm) bool {
 	return 2*shared > min(len(a.words), len(b.words))
 }
 
+// codeToken reports whether s is one word whose parts a hyphen,
+// underscore, dot or slash joins: "managed-fields", "spec.externalIPs".
+func codeToken(s string) bool {
+	if strings.ContainsFunc(s, unicode.IsSpace) {
+		return false
+	}
+	rs := []rune(s)
+	for i := 1; i+1 < len(rs); i++ {
+		if joiner(rs[i]) && asciiAlnum(rs[i-1]) && asciiAlnum(rs[i+1]) {
+			return true
+		}
+	}
+	return false
+}
+
 func onlyLetters(s string) bool {
 	for _, r := range s {
 		if !unicode.IsLetter(r) && r != ' ' {
@@ -594,12 +615,32 @@ func onlyLetters(s string) bool {
 }
 
 // atWordEdges reports whether text[start:end] neither starts nor ends
-// inside a word of Latin letters and digits.
+// inside a word of Latin letters and digits. A hyphen, underscore, dot or
+// slash between the match and a letter or digit joins them into one longer
+// word: "managed-fields" in "--show-managed-fields", a gate name in
+// "--legacy-service-account-token-clean-up-period" or in an API path.
 func atWordEdges(text string, start, end int) bool {
-	before, _ := utf8.DecodeLastRuneInString(text[:start])
-	after, _ := utf8.DecodeRuneInString(text[end:])
-	return !asciiAlnum(before) && !asciiAlnum(after)
+	before, n := utf8.DecodeLastRuneInString(text[:start])
+	after, m := utf8.DecodeRuneInString(text[end:])
+	if asciiAlnum(before) || asciiAlnum(after) {
+		return false
+	}
+	if joiner(before) {
+		if r, _ := utf8.DecodeLastRuneInString(text[:start-n]); asciiAlnum(r) {
+			return false
+		}
+	}
+	if joiner(after) {
+		if r, _ := utf8.DecodeRuneInString(text[end+m:]); asciiAlnum(r) {
+			return false
+		}
+	}
+	return true
 }
+
+// joiner reports whether r joins two words into one token: "a-b", "a_b",
+// "a.b", "a/b".
+func joiner(r rune) bool { return r == '-' || r == '_' || r == '.' || r == '/' }
 
 func asciiAlnum(r rune) bool {
 	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'

@@ -373,6 +373,8 @@ func TestAlternatives(t *testing.T) {
 		{"Graceful Node Shutdown", "Graceful Node Shutdown", []string{"GracefulNodeShutdown"}},
 		{"workload-aware preemption", "WorkloadAwarePreemption", []string{"WorkloadAwarePreemption", "workload-awarepreemption", "Workload Aware Preemption"}},
 		{"spec.externalIPs", "spec.externalIPs", nil},
+		{"managed-fields", "managedFields", nil},
+		{"legacy-service-account-token-clean-up", "LegacyServiceAccountTokenCleanUp", nil},
 	}
 	for _, tt := range tests {
 		if got := alternatives(tt.match, tt.name); !slices.Equal(got, tt.want) {
@@ -770,6 +772,51 @@ func TestAlphaWording(t *testing.T) {
 			}
 			if release != tt.wantRelease {
 				t.Errorf("release_of_stage question %v, want %v", release, tt.wantRelease)
+			}
+		})
+	}
+}
+
+// A gap is never made inside a longer word such as a flag or an API path,
+// and it accepts only spellings of the form the text writes.
+func TestClozeGapForms(t *testing.T) {
+	tests := []struct {
+		name     string
+		sentence string
+		want     []string // accepted spellings of each gap, nil for no cloze
+	}{
+		{"inside a flag", "Promoted the `WidgetGate` feature gate to GA. Set --show-widget-gate to see it in the output of kubectl.", nil},
+		{"prefix of a flag", "Promoted the `WidgetGate` feature gate to GA. The kubelet reads --widget-gate-period for how often to check it.", nil},
+		{"end of an API path", "Promoted the `WidgetGate` feature gate to GA; the widgets.k8s.io/v1alpha1/WidgetGate objects are deprecated.", nil},
+		{"words apart", "Promoted the `WidgetGate` feature gate to GA. Widget Gate settings now apply to every pod in the cluster.", []string{"WidgetGate|Widget Gate", "Widget Gate|WidgetGate"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var clozes []quiz.Question
+			for _, g := range generate(t, Options{}, parse(t, upstreamDoc("1.40", 4001, tt.sentence))).Questions {
+				if g.Provenance.Generator == GenCloze {
+					clozes = append(clozes, g.Question)
+				}
+			}
+			if tt.want == nil {
+				if len(clozes) != 0 {
+					t.Fatalf("cloze %q, want none", clozes[0].Prompt)
+				}
+				return
+			}
+			if len(clozes) != 1 {
+				t.Fatalf("%d cloze questions, want 1", len(clozes))
+			}
+			gaps, err := quiz.ParseCloze(clozes[0].Prompt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, g := range gaps {
+				got = append(got, strings.Join(g.Accept, "|"))
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("%q: gaps accept %q, want %q", clozes[0].Prompt, got, tt.want)
 			}
 		})
 	}

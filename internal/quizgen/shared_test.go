@@ -376,6 +376,11 @@ func clozeGradesRight(t *testing.T, where string, q quiz.Question, gaps []quiz.G
 			if strings.ContainsAny(a, "{}") {
 				t.Errorf("%s: gap %d accepts %q, with a brace of the text", where, i+1, a)
 			}
+			// A code token is spelt only as the text writes it:
+			// "managed-fields" of a flag is not managedFields.
+			if codeToken(g.Accept[0]) && quiz.Normalize(a) != quiz.Normalize(g.Accept[0]) {
+				t.Errorf("%s: gap %d %q also accepts %q", where, i+1, g.Accept[0], a)
+			}
 			texts := make([]string, len(gaps))
 			for j := range gaps {
 				texts[j] = gaps[j].Accept[0]
