@@ -362,10 +362,10 @@ func letterCount(s string) int {
 }
 
 // maskRegexp matches a name wherever a text writes it: any case, with or
-// without spaces, hyphens or underscores between its words, and inside
-// longer code-like tokens ("ImageVolumeWithDigest"). Names of fewer than
-// four letters match only in their own case, so that "DRA" does not hide
-// part of "hydrant".
+// without spaces, hyphens or underscores between its words, even inside
+// longer words (see maskLocs for the matches that are words of their own).
+// Names of fewer than four letters match only in their own case, so that
+// "DRA" does not hide part of "hydrant".
 func (r *run) maskRegexp(name string) *regexp.Regexp {
 	if re, ok := r.masks[name]; ok {
 		return re
@@ -382,6 +382,39 @@ func (r *run) maskRegexp(name string) *regexp.Regexp {
 	re := regexp.MustCompile(expr)
 	r.masks[name] = re
 	return re
+}
+
+// maskLocs returns the matches of a name in text that are words of their
+// own, with a plural "s" allowed after them ("image volumes"). A match
+// inside a longer word ("configuration" for ManifestBasedAdmissionControl-
+// Config, DenyServiceExternalIPs for Service externalIPs) is not one:
+// masking it would cut the word ("____uration", "Deny____").
+func (r *run) maskLocs(text, name string) [][]int {
+	var out [][]int
+	for _, loc := range r.maskRegexp(name).FindAllStringIndex(text, -1) {
+		plural := loc[1] < len(text) && text[loc[1]] == 's' && atWordEdges(text, loc[0], loc[1]+1)
+		if atWordEdges(text, loc[0], loc[1]) || plural {
+			out = append(out, loc)
+		}
+	}
+	return out
+}
+
+// mask replaces the whole-word matches of a name in text with maskToken.
+func (r *run) mask(text, name string) string {
+	locs := r.maskLocs(text, name)
+	if len(locs) == 0 {
+		return text
+	}
+	var b strings.Builder
+	last := 0
+	for _, loc := range locs {
+		b.WriteString(text[last:loc[0]])
+		b.WriteString(maskToken)
+		last = loc[1]
+	}
+	b.WriteString(text[last:])
+	return b.String()
 }
 
 // squash keeps only the letters and digits of s, in lower case: the form

@@ -227,7 +227,7 @@ func (r *run) featureFromDescription() {
 				continue // an entry about a type or a function says little about a feature
 			}
 		case "note":
-			if c.e == nil || !reDescribes.MatchString(c.Description) && !r.maskRegexp(c.Term).MatchString(c.Description) {
+			if c.e == nil || !reDescribes.MatchString(c.Description) && len(r.maskLocs(c.Description, c.Term)) == 0 {
 				continue
 			}
 		case "highlight", "definition", "intro":
@@ -242,9 +242,11 @@ func (r *run) featureFromDescription() {
 			continue
 		}
 		names := append([]string{c.Term}, c.Aliases...)
+		// Only whole words are masked; a name left inside a longer word
+		// still gives the answer away, and the text is not used.
 		masked := desc
 		for _, n := range names {
-			masked = r.maskRegexp(n).ReplaceAllString(masked, maskToken)
+			masked = r.mask(masked, n)
 		}
 		if !informative(masked) || r.givesAwayTokens(masked, names) {
 			continue
@@ -444,7 +446,7 @@ func (r *run) flashcards() {
 			continue
 		}
 		back, ok := clip(cleanText(c.Description), maxFlashcardBack)
-		if !ok || !informative(r.maskRegexp(c.Term).ReplaceAllString(back, maskToken)) {
+		if !ok || !informative(r.mask(back, c.Term)) {
 			continue
 		}
 		if backs[backKey(back)] || r.seen[GenFlashcard+"\x00"+changelog.FeatureKey(c.Term)] {

@@ -3,6 +3,7 @@ package quizgen
 import (
 	"encoding/json"
 	"os"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -331,6 +332,9 @@ func (c checker) checkDescription(where string, q quiz.Question, p Provenance, e
 	if givesAway(q.Prompt, q.Answer) {
 		t.Errorf("%s: prompt still names %q", where, q.Answer)
 	}
+	if m := reMaskInWord.FindString(q.Prompt); m != "" {
+		t.Errorf("%s: the mask cuts a word: %q", where, m)
+	}
 	if len(q.Choices) != 4 {
 		t.Errorf("%s: %d choices, want 4", where, len(q.Choices))
 	}
@@ -343,6 +347,10 @@ func (c checker) checkDescription(where string, q quiz.Question, p Provenance, e
 		}
 	}
 }
+
+// reMaskInWord finds a mask that takes part of a word: a letter or digit
+// before it, or after it other than a plural "s".
+var reMaskInWord = regexp.MustCompile(`[A-Za-z0-9]` + maskToken + `|` + maskToken + `(?:[A-Za-rt-z0-9]|s[A-Za-z0-9])`)
 
 func (c checker) checkCloze(where string, q quiz.Question, e *changelog.Entry) {
 	t := c.t
