@@ -318,6 +318,10 @@ func TestGivesAway(t *testing.T) {
 		{"uses image-volume", "ImageVolume", true},
 		{"PSI metrics from the kubelet", "KubeletPSI", true},
 		{"____ は cgroup v2 の機能", "MemoryQoS", false},
+		{"ResourceClaim の adminAccess: true で管理者用デバイスアクセスを許可", "DRAAdminAccess", true},
+		{"lets an admin read device access logs", "DRAAdminAccess", true},
+		{"DRA drivers publish device attributes", "DRAAdminAccess", false},
+		{"exposes node PSI metrics", "NodePSI", true},
 	}
 	for _, tt := range tests {
 		if got := r.givesAwayTokens(tt.text, []string{tt.name}); got != tt.want {

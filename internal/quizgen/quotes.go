@@ -283,18 +283,26 @@ func (r *run) featureFromDescription() {
 
 // givesAwayTokens reports whether a masked text still identifies one of
 // the names: the whole name, or every word of a name of several words
-// ("images" and "volumes" for ImageVolume).
+// ("images" and "volumes" for ImageVolume). Words common to many names
+// (see commonWords) are left out when two others remain: "adminAccess"
+// gives DRAAdminAccess away without "DRA", which every DRA gate shares.
 func (r *run) givesAwayTokens(masked string, names []string) bool {
 	if givesAway(masked, names...) {
 		return true
 	}
 	sq := squash(masked)
 	for _, n := range names {
-		var words []string
+		var words, rare []string
 		for _, t := range nameTokens(strings.NewReplacer("_", " ", "-", " ", ".", " ", "/", " ").Replace(n)) {
 			if w := squash(t); len(w) >= 3 {
 				words = append(words, w)
+				if !commonWords[w] {
+					rare = append(rare, w)
+				}
 			}
+		}
+		if len(rare) >= 2 {
+			words = rare
 		}
 		if len(words) < 2 {
 			continue

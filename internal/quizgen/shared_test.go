@@ -332,6 +332,15 @@ func (c checker) checkDescription(where string, q quiz.Question, p Provenance, e
 	if givesAway(q.Prompt, q.Answer) {
 		t.Errorf("%s: prompt still names %q", where, q.Answer)
 	}
+	// The name without the common words it starts with ("adminaccess" of
+	// DRAAdminAccess) names it as well.
+	toks := nameTokens(q.Answer)
+	for len(toks) > 0 && commonWords[squash(toks[0])] {
+		toks = toks[1:]
+	}
+	if rest := squash(strings.Join(toks, "")); len(toks) >= 2 && strings.Contains(squash(q.Prompt), rest) {
+		t.Errorf("%s: prompt still names %q as %q", where, q.Answer, rest)
+	}
 	if m := reMaskInWord.FindString(q.Prompt); m != "" {
 		t.Errorf("%s: the mask cuts a word: %q", where, m)
 	}
