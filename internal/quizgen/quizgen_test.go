@@ -828,3 +828,36 @@ func TestClozeGapForms(t *testing.T) {
 		})
 	}
 }
+
+// A term gets one description question per document, however many
+// entries describe it.
+func TestOneDescriptionPerTerm(t *testing.T) {
+	first := "Added the placement-based widget algorithm to the scheduler. Its use is guarded by the `WidgetCache` feature gate, which also turns on pooled requests for every pod of a job."
+	tests := []struct {
+		name      string
+		sentences []string
+		want      int // description questions about WidgetCache
+	}{
+		{"one entry", []string{first}, 1},
+		{"three entries", []string{
+			first,
+			"Added the widget scoring extension point to the scheduler. Its use is guarded by the `WidgetCache` feature gate and needs a restart of the scheduler to take effect.",
+			"Extended the node resources plugin to score widget placements. The usage of the extension point is guarded by the `WidgetCache` feature gate on every scheduler.",
+		}, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sentences := append(slices.Clone(tt.sentences), sentSprocketGA, sentFlangeOn, sentDoohickey, sentGizmoAlpha)
+			rep := generate(t, Options{}, parse(t, upstreamDoc("1.40", 4001, sentences...)))
+			var got []string
+			for _, g := range rep.Questions {
+				if g.Provenance.Generator == GenFeatureFromDescription && g.Provenance.Feature == "WidgetCache" {
+					got = append(got, g.Question.Prompt)
+				}
+			}
+			if len(got) != tt.want {
+				t.Errorf("%d description questions about WidgetCache, want %d: %q", len(got), tt.want, got)
+			}
+		})
+	}
+}

@@ -276,8 +276,12 @@ func (r *run) featureFromDescription() {
 			Source:      r.conceptSource(c),
 			Tags:        []string{c.Term, GenFeatureFromDescription},
 		}
+		// One question per term and document: a feature that several
+		// entries describe (TopologyAwareWorkloadScheduling "guarded by
+		// the ____ feature gate" in five 1.36 entries) is asked once, from
+		// the first description that makes a question.
 		r.add(Generated{Question: q, Provenance: r.conceptProvenance(GenFeatureFromDescription, c, desc)},
-			changelog.FeatureKey(c.Term)+"\x00"+squash(masked))
+			changelog.FeatureKey(c.Term))
 	}
 }
 

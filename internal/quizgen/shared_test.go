@@ -84,7 +84,15 @@ func TestSharedDocuments(t *testing.T) {
 				}
 				c := checker{t: t, doc: sd.doc, tl: tl, lex: lexiconFor(lang), concepts: sd.doc.Concepts()}
 				ids := map[string]bool{}
+				described := map[string]bool{}
 				for _, g := range rep.Questions {
+					if g.Provenance.Generator == GenFeatureFromDescription {
+						k := changelog.FeatureKey(g.Provenance.Feature)
+						if described[k] {
+							t.Errorf("%s: a second description question about %s", g.Question.ExtID, g.Provenance.Feature)
+						}
+						described[k] = true
+					}
 					if ids[g.Question.ExtID] {
 						t.Errorf("id %s repeats", g.Question.ExtID)
 					}
