@@ -861,3 +861,51 @@ func TestOneDescriptionPerTerm(t *testing.T) {
 		})
 	}
 }
+
+// TestDisputedEntries: an entry whose own note says it is not true gives
+// no question, whatever the generator; the same entry without that note
+// does.
+func TestDisputedEntries(t *testing.T) {
+	const entry = "  • WidgetKubeQuota を GA に昇格させた。 (#900010、@dev) [sig/node]\n"
+	tests := []struct {
+		name string
+		note string
+		want bool // questions from the entry
+	}{
+		{"a plain note", "    • :pencil: 1.38 で alpha 導入、1.39 で beta になった機能です。\n", true},
+		{"a note calling it a lie", "    • 最終的な結論を見る限りこのリリースノートは嘘です。\n", false},
+		{"a note saying it is wrong", "    • この記述は誤りです。WidgetKubeQuota は 1.40 でも beta のままです。\n", false},
+		{"an English note", "    • This is not true: WidgetKubeQuota is still beta.\n", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			doc := parse(t, "Kubernetes 1.40: SIG-Node の変更内容\n\nFeature\n\n"+entry+tt.note)
+			tl, err := changelog.NewTimeline(doc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep := GenerateReport(doc, tl, Options{Language: LangJapanese})
+			var entryKey string
+			for _, e := range doc.Entries {
+				if strings.Contains(e.Text, "WidgetKubeQuota") {
+					entryKey = e.Key
+				}
+			}
+			if entryKey == "" {
+				t.Fatalf("no entry parsed: %+v", doc.Entries)
+			}
+			got := false
+			for _, g := range rep.Questions {
+				if g.Provenance.Entry == entryKey {
+					got = true
+				}
+			}
+			if got != tt.want {
+				t.Errorf("questions from the entry: %v, want %v (%d questions, %d dropped)", got, tt.want, len(rep.Questions), len(rep.Dropped))
+			}
+			for _, d := range rep.Dropped {
+				t.Errorf("dropped %s: %s", d.ExtID, d.Reason)
+			}
+		})
+	}
+}

@@ -67,10 +67,29 @@ func newRun(doc *changelog.Document, tl *changelog.Timeline, opt Options) *run {
 	return r
 }
 
+// reDisputed finds a note that calls its own entry untrue: an article's
+// author may add "this release note is a lie" (このリリースノートは嘘です)
+// under an entry that was reverted or never happened.
+var reDisputed = regexp.MustCompile(`嘘|誤りです|誤記|事実ではありません|(?i)\bnot true\b|\bis (?:wrong|incorrect)\b`)
+
+// disputed reports whether a note of e says e is not true: no question is
+// built on it.
+func disputed(e *changelog.Entry) bool {
+	for _, n := range e.Notes {
+		if reDisputed.MatchString(n) {
+			return true
+		}
+	}
+	return false
+}
+
 // add validates g and keeps it unless it fails or repeats an id. fact, when
 // not empty, names what the question asks so that a second question about
 // the same fact (stated again in a note or another entry) is skipped.
 func (r *run) add(g Generated, fact string) {
+	if e := r.entries[g.Provenance.Entry]; e != nil && disputed(e) {
+		return // not a fact to ask about, by the document's own word
+	}
 	if fact != "" {
 		k := g.Provenance.Generator + "\x00" + fact
 		if r.seen[k] {
