@@ -432,6 +432,11 @@ func backKey(s string) string {
 	return string(rs[:min(len(rs), 60)])
 }
 
+// reVersionBump finds a text that only builds or moves to a version
+// ("Build etcd:3.4.13-2 image", "Update to debian-base:buster-v1.3.0"): it
+// says nothing of what its term is.
+var reVersionBump = regexp.MustCompile(`(?i)^\s*(?:build|bump|update|upgrade)(?:s|d|ed)?\b[^.]*\d+\.\d+`)
+
 // flashcards turn definitions, highlights and descriptive notes into "what
 // is X?" cards, one per term and one per description.
 func (r *run) flashcards() {
@@ -448,6 +453,9 @@ func (r *run) flashcards() {
 		if c.Source == "highlight" && defined[backKey(c.Description)] {
 			continue
 		}
+		if c.e != nil && c.e.Kind == changelog.KindKnownIssue {
+			continue // it tells what goes wrong with the term, not what the term is
+		}
 		switch c.Source {
 		case "definition", "highlight", "intro":
 		case "note":
@@ -458,7 +466,7 @@ func (r *run) flashcards() {
 			continue
 		}
 		back, ok := clip(cleanText(c.Description), maxFlashcardBack)
-		if !ok || !informative(r.mask(back, c.Term)) {
+		if !ok || !informative(r.mask(back, c.Term)) || reVersionBump.MatchString(back) {
 			continue
 		}
 		if backs[backKey(back)] || r.seen[GenFlashcard+"\x00"+changelog.FeatureKey(c.Term)] {

@@ -96,6 +96,16 @@ func TestSharedDocuments(t *testing.T) {
 					if ids[g.Question.ExtID] {
 						t.Errorf("id %s repeats", g.Question.ExtID)
 					}
+					// A flashcard's back says what its term is: not what goes
+					// wrong with it (a known issue), nor what it was built from.
+					if g.Question.Type == quiz.Flashcard {
+						if e := c.entry(g.Provenance.Entry); e != nil && e.Kind == changelog.KindKnownIssue {
+							t.Errorf("%s: a flashcard from a known issue: %q", g.Question.ExtID, g.Question.Answer)
+						}
+						if reVersionBump.MatchString(g.Question.Answer) {
+							t.Errorf("%s: a flashcard whose back is a version bump: %q", g.Question.ExtID, g.Question.Answer)
+						}
+					}
 					// The 1.17 article calls this release note a lie under it.
 					if strings.HasSuffix(g.Provenance.Entry, "/pr-83454") && sd.seed {
 						t.Errorf("%s: a question from an entry its own note calls untrue", g.Question.ExtID)
@@ -163,6 +173,17 @@ type checker struct {
 	concepts []changelog.Concept
 }
 
+// entry is the document's entry of key, or nil.
+func (c checker) entry(key string) *changelog.Entry {
+	var e *changelog.Entry
+	for i := range c.doc.Entries {
+		if c.doc.Entries[i].Key == key {
+			e = &c.doc.Entries[i]
+		}
+	}
+	return e
+}
+
 func (c checker) check(g Generated) {
 	t := c.t
 	t.Helper()
@@ -205,12 +226,7 @@ func (c checker) check(g Generated) {
 			t.Errorf("%s: answer %q is among the choices %d times, want once", where, q.Answer, n)
 		}
 	}
-	var e *changelog.Entry
-	for i := range c.doc.Entries {
-		if c.doc.Entries[i].Key == p.Entry {
-			e = &c.doc.Entries[i]
-		}
-	}
+	e := c.entry(p.Entry)
 	if p.Entry != "" && e == nil {
 		t.Errorf("%s: entry %q not in the document", where, p.Entry)
 		return
