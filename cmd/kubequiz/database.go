@@ -31,6 +31,14 @@ const (
 	dbDryRun
 )
 
+// writing is dbCreate, or dbDryRun for a dry run.
+func writing(dryRun bool) dbUse {
+	if dryRun {
+		return dbDryRun
+	}
+	return dbCreate
+}
+
 // openCommandDB opens the database at path for a command. close closes it
 // and removes a stand-in.
 func openCommandDB(ctx context.Context, path string, use dbUse, stderr io.Writer) (db *store.DB, close func(), err error) {

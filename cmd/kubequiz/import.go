@@ -40,11 +40,7 @@ func importCmd(ctx context.Context, args []string, getenv func(string) string, s
 	if err != nil {
 		return err
 	}
-	use := dbCreate
-	if *dryRun {
-		use = dbDryRun
-	}
-	db, closeDB, err := openCommandDB(ctx, dbPath, use, stderr)
+	db, closeDB, err := openCommandDB(ctx, dbPath, writing(*dryRun), stderr)
 	if err != nil {
 		return err
 	}

@@ -63,11 +63,7 @@ func ingestCmd(ctx context.Context, args []string, getenv func(string) string, s
 	// As serve does on first start, the bundled question bank is loaded
 	// into a database without decks: the generated questions of a release
 	// and SIG share the bundled deck, which must be there first.
-	use := dbCreate
-	if *dryRun {
-		use = dbDryRun
-	}
-	db, closeDB, err := openCommandDB(ctx, dbPath, use, stderr)
+	db, closeDB, err := openCommandDB(ctx, dbPath, writing(*dryRun), stderr)
 	if err != nil {
 		return err
 	}

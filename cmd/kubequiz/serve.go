@@ -93,16 +93,30 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 }
 
 // listenURL is the address a browser on this machine opens for a listening
-// address: an unspecified host (0.0.0.0, ::, all interfaces) is localhost.
+// address, saying when the server listens on all interfaces.
 func listenURL(addr string) string {
-	host, port, err := net.SplitHostPort(addr)
+	base, all, err := localBase(addr)
 	if err != nil {
 		return "http://" + addr + "/"
 	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
-		return "http://" + net.JoinHostPort("localhost", port) + "/ (all interfaces)"
+	if all {
+		return base + "/ (all interfaces)"
 	}
-	return "http://" + net.JoinHostPort(host, port) + "/"
+	return base + "/"
+}
+
+// localBase is the base URL ("http://host:port") a browser on this machine
+// opens for a listening address: an unspecified host (0.0.0.0 or ::, all
+// interfaces) is localhost.
+func localBase(addr string) (base string, allInterfaces bool, err error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", false, err
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		host, allInterfaces = "localhost", true
+	}
+	return "http://" + net.JoinHostPort(host, port), allInterfaces, nil
 }
 
 // healthcheck asks a running server for /healthz. Container images use it as

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"os"
 	"strings"
 
@@ -184,14 +183,11 @@ func readPassword(stdin io.Reader, stderr io.Writer) (string, error) {
 // a secret, so it goes to standard output, for the operator, and the log
 // only says that it was printed.
 func announceSetup(ctx context.Context, srv *web.Server, addr string, stdout io.Writer, log *slog.Logger) error {
-	host, port, err := net.SplitHostPort(addr)
+	base, _, err := localBase(addr)
 	if err != nil {
 		return fmt.Errorf("setup link: %w", err)
 	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
-		host = "localhost"
-	}
-	link, ok, err := srv.SetupLink(ctx, "http://"+net.JoinHostPort(host, port))
+	link, ok, err := srv.SetupLink(ctx, base)
 	if err != nil || !ok {
 		return err
 	}

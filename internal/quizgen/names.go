@@ -1,6 +1,7 @@
 package quizgen
 
 import (
+	"iter"
 	"regexp"
 	"slices"
 	"strings"
@@ -106,18 +107,39 @@ func levelStated(e *changelog.Entry, feature string) bool {
 // wordsAfter returns the text after the first whole-word occurrence of
 // name, or "".
 func wordsAfter(text, name string) string {
-	for i := 0; name != ""; {
-		j := strings.Index(text[i:], name)
-		if j < 0 {
-			return ""
-		}
-		start, end := i+j, i+j+len(name)
-		i = end
-		if atWordEdges(text, start, end) {
-			return text[end:]
-		}
+	for _, end := range wholeWords(text, name) {
+		return text[end:]
 	}
 	return ""
+}
+
+// occurrences yields where name occurs in text, start and end, in order.
+func occurrences(text, name string) iter.Seq2[int, int] {
+	return func(yield func(int, int) bool) {
+		for i := 0; name != ""; {
+			j := strings.Index(text[i:], name)
+			if j < 0 {
+				return
+			}
+			start, end := i+j, i+j+len(name)
+			if !yield(start, end) {
+				return
+			}
+			i = end
+		}
+	}
+}
+
+// wholeWords yields the occurrences of name in text that are words of
+// their own (atWordEdges).
+func wholeWords(text, name string) iter.Seq2[int, int] {
+	return func(yield func(int, int) bool) {
+		for start, end := range occurrences(text, name) {
+			if atWordEdges(text, start, end) && !yield(start, end) {
+				return
+			}
+		}
+	}
 }
 
 var reFlagAfter = regexp.MustCompile(`^["']?\s*flags?\b`)
@@ -220,20 +242,12 @@ func calledGate(text, name string) bool {
 	if name == "" || strings.ContainsAny(name, " \u3000") {
 		return false
 	}
-	for i := 0; ; {
-		j := strings.Index(text[i:], name)
-		if j < 0 {
-			return false
-		}
-		start, end := i+j, i+j+len(name)
-		i = end
-		if !atWordEdges(text, start, end) {
-			continue
-		}
+	for start, end := range wholeWords(text, name) {
 		if reGateAfter.MatchString(text[end:]) || reGateBefore.MatchString(text[:start]) {
 			return true
 		}
 	}
+	return false
 }
 
 var (
@@ -264,13 +278,7 @@ func (r *run) stageSubject(e *changelog.Entry, sc changelog.StageChange) bool {
 
 // inBraces reports whether name occurs in text between "{" and "}".
 func inBraces(text, name string) bool {
-	for i := 0; name != ""; {
-		j := strings.Index(text[i:], name)
-		if j < 0 {
-			return false
-		}
-		start, end := i+j, i+j+len(name)
-		i = end
+	for start, end := range occurrences(text, name) {
 		before := strings.TrimRight(text[:start], " ")
 		after := strings.TrimLeft(text[end:], " ")
 		if strings.HasSuffix(before, "{") || strings.HasPrefix(after, "}") {

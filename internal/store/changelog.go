@@ -219,7 +219,7 @@ func (db *DB) IngestUpload(ctx context.Context, id string, userID int64, inputs 
 	}
 	var results []IngestResult
 	err := db.tx(ctx, func(tx *sql.Tx) error {
-		if err := expectOne(tx.ExecContext(ctx, `DELETE FROM uploads WHERE id = ? AND user_id = ? AND kind = 'changelog'`, id, userID)); err != nil {
+		if err := takeUpload(ctx, tx, id, userID, "changelog"); err != nil {
 			return err
 		}
 		var err error

@@ -68,16 +68,13 @@ func (db *DB) ImportBank(ctx context.Context, files []bank.Decoded, opt ImportOp
 func (db *DB) planFiles(ctx context.Context, files []bank.Decoded, prune bool) ([]DeckResult, error) {
 	results := make([]DeckResult, 0, len(files))
 	for _, f := range files {
-		deckID, stored, found, err := storedDeck(ctx, db.read, f.File.Deck.Slug)
+		deckID, prior, err := storedDeck(ctx, db.read, f.File.Deck.Slug)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", f.File.Name, err)
 		}
-		r, err := planFile(ctx, db.read, deckID, f, prune)
+		r, err := planFile(ctx, db.read, deckID, prior, f, prune)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", f.File.Name, err)
-		}
-		if r.Existing = found; found {
-			r.DeckChanges = deckChanges(stored, f.File.Deck)
 		}
 		results = append(results, r)
 	}
@@ -95,7 +92,7 @@ func (db *DB) ImportUpload(ctx context.Context, id string, userID int64, files [
 	}
 	var results []DeckResult
 	err := db.tx(ctx, func(tx *sql.Tx) error {
-		if err := expectOne(tx.ExecContext(ctx, `DELETE FROM uploads WHERE id = ? AND user_id = ? AND kind = 'yaml'`, id, userID)); err != nil {
+		if err := takeUpload(ctx, tx, id, userID, "yaml"); err != nil {
 			return err
 		}
 		var err error
@@ -109,17 +106,22 @@ func (db *DB) ImportUpload(ctx context.Context, id string, userID int64, files [
 	return results, nil
 }
 
-// storedDeck reads the deck slug, if it is stored (found).
-func storedDeck(ctx context.Context, q querier, slug string) (id int64, d quiz.Deck, found bool, err error) {
-	err = q.QueryRowContext(ctx, `SELECT id, title, release, sig, language, description FROM decks WHERE slug = ?`, slug).
+// storedDeck reads the deck slug: its id and fields, or 0 and nil when it
+// is not stored.
+func storedDeck(ctx context.Context, q querier, slug string) (int64, *quiz.Deck, error) {
+	var (
+		id int64
+		d  = quiz.Deck{Slug: slug}
+	)
+	err := q.QueryRowContext(ctx, `SELECT id, title, release, sig, language, description FROM decks WHERE slug = ?`, slug).
 		Scan(&id, &d.Title, &d.Release, &d.SIG, &d.Language, &d.Description)
 	if errors.Is(err, sql.ErrNoRows) {
-		return 0, d, false, nil
+		return 0, nil, nil
 	}
 	if err != nil {
-		return 0, d, false, fmt.Errorf("deck %s: %w", slug, err)
+		return 0, nil, fmt.Errorf("deck %s: %w", slug, err)
 	}
-	return id, d, true, nil
+	return id, &d, nil
 }
 
 // deckChanges lists the fields of a stored deck that an import changes.
@@ -167,7 +169,7 @@ func importFiles(ctx context.Context, tx *sql.Tx, files []bank.Decoded, opt Impo
 func importFile(ctx context.Context, tx *sql.Tx, f bank.Decoded, opt ImportOptions) (DeckResult, error) {
 	now := ms(opt.Now)
 	d := f.File.Deck
-	_, stored, existing, err := storedDeck(ctx, tx, d.Slug)
+	priorID, prior, err := storedDeck(ctx, tx, d.Slug)
 	if err != nil {
 		return DeckResult{}, err
 	}
@@ -181,19 +183,16 @@ func importFile(ctx context.Context, tx *sql.Tx, f bank.Decoded, opt ImportOptio
 		WHERE (title, release, sig, language, description) IS NOT
 		      (excluded.title, excluded.release, excluded.sig, excluded.language, excluded.description)
 		RETURNING id`, d.Slug, d.Title, d.Release, d.SIG, d.Language, d.Description, now, now).Scan(&deckID)
-	if errors.Is(err, sql.ErrNoRows) { // the deck exists unchanged: nothing was returned
-		err = tx.QueryRowContext(ctx, `SELECT id FROM decks WHERE slug = ?`, d.Slug).Scan(&deckID)
+	if errors.Is(err, sql.ErrNoRows) && prior != nil { // the deck exists unchanged: nothing was returned
+		deckID, err = priorID, nil
 	}
 	if err != nil {
 		return DeckResult{}, fmt.Errorf("deck %s: %w", d.Slug, err)
 	}
 
-	res, err := planFile(ctx, tx, deckID, f, opt.Prune)
+	res, err := planFile(ctx, tx, deckID, prior, f, opt.Prune)
 	if err != nil {
 		return res, err
-	}
-	if res.Existing = existing; existing {
-		res.DeckChanges = deckChanges(stored, d)
 	}
 	plan := res.Plan
 
@@ -263,10 +262,14 @@ func importFile(ctx context.Context, tx *sql.Tx, f bank.Decoded, opt ImportOptio
 
 // planFile computes what importing f does to the deck deckID (0 for a deck
 // that does not exist yet), reading only: the plan, and the fields that
-// change in each updated question. An id the file adds that a generated
+// change in the deck (prior is the deck as stored before the import, nil
+// for a new one) and in each updated question. An id the file adds that a generated
 // question of the deck already holds is a conflict.
-func planFile(ctx context.Context, q querier, deckID int64, f bank.Decoded, prune bool) (DeckResult, error) {
-	res := DeckResult{File: f.File.Name, Changes: map[string][]bank.FieldChange{}}
+func planFile(ctx context.Context, q querier, deckID int64, prior *quiz.Deck, f bank.Decoded, prune bool) (DeckResult, error) {
+	res := DeckResult{File: f.File.Name, Changes: map[string][]bank.FieldChange{}, Existing: prior != nil}
+	if prior != nil {
+		res.DeckChanges = deckChanges(*prior, f.File.Deck)
+	}
 	var (
 		stored []bank.Stored
 		old    = map[string]quiz.Question{}

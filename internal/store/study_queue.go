@@ -58,11 +58,19 @@ type StudyNext struct {
 	Subscriptions int
 }
 
-// GradedSince reports whether the card has been graded after shownAt, when
-// a page put it to the learner: an answer on that page is to a card that
-// is gone (ErrCardReviewed).
-func (sc StudyCard) GradedSince(shownAt time.Time) bool {
-	return !sc.IsNew && shownAt.Before(sc.Card.LastReview)
+// Presented checks that a page which put the card to the learner at
+// shownAt, with the question's answerKey, still shows the card as it is: a
+// card graded since is ErrCardReviewed (another tab's page, or one reached
+// again with the Back button), a question edited since ErrQuestionChanged.
+// An empty key or a zero time is not checked.
+func (sc StudyCard) Presented(answerKey string, shownAt time.Time) error {
+	if !shownAt.IsZero() && !sc.IsNew && shownAt.Before(sc.Card.LastReview) {
+		return fmt.Errorf("question %d, shown at %s: %w", sc.Question.ID, shownAt.UTC().Format(time.RFC3339Nano), ErrCardReviewed)
+	}
+	if answerKey != "" && answerKey != sc.AnswerKey {
+		return fmt.Errorf("question %d: %w", sc.Question.ID, ErrQuestionChanged)
+	}
+	return nil
 }
 
 // cardColumns lists the FSRS state of cards c, in cardRow.dests order.

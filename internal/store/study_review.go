@@ -324,11 +324,8 @@ func checkReview(r Review, sc StudyCard) error {
 	if r.Deck != "" && r.Deck != sc.Question.DeckSlug {
 		return fmt.Errorf("question %d is not in deck %q: %w", r.QuestionID, r.Deck, quiz.ErrNotFound)
 	}
-	if r.AnswerKey != "" && r.AnswerKey != sc.AnswerKey {
-		return fmt.Errorf("question %d: %w", r.QuestionID, ErrQuestionChanged)
-	}
-	if !r.ShownAt.IsZero() && sc.GradedSince(r.ShownAt) {
-		return fmt.Errorf("question %d, shown at %s: %w", r.QuestionID, r.ShownAt.UTC().Format(time.RFC3339Nano), ErrCardReviewed)
+	if err := sc.Presented(r.AnswerKey, r.ShownAt); err != nil {
+		return err
 	}
 	return sc.Question.Question.CheckResponse(r.Response)
 }
@@ -341,15 +338,14 @@ func refused(ctx context.Context, q querier, r Review, err error) (Recorded, boo
 	if !errors.Is(err, quiz.ErrNotFound) && !errors.Is(err, quiz.ErrInvalid) && !errors.Is(err, quiz.ErrConflict) {
 		return Recorded{}, false, err
 	}
-	out, lookErr := scanRecorded(q.QueryRowContext(ctx, earlierReviewQuery, r.RequestID, r.UserID, r.QuestionID))
+	out, found, lookErr := findEarlierReview(ctx, q, r)
 	switch {
-	case lookErr == nil:
-		out.Duplicate = true
+	case lookErr != nil:
+		return Recorded{}, false, lookErr
+	case found:
 		return out, false, nil
-	case errors.Is(lookErr, sql.ErrNoRows):
-		return Recorded{}, false, err
 	}
-	return Recorded{}, false, fmt.Errorf("earlier review: %w", lookErr)
+	return Recorded{}, false, err
 }
 
 // countReview counts a review, of a card that was in state before, in the
@@ -388,13 +384,23 @@ func advanceCursor(ctx context.Context, tx txStmts, userID int64, q StoredQuesti
 // earlierReview returns the review already recorded under r's request id.
 // It must belong to the same user and question.
 func earlierReview(ctx context.Context, q querier, r Review) (Recorded, error) {
-	out, err := scanRecorded(q.QueryRowContext(ctx, earlierReviewQuery, r.RequestID, r.UserID, r.QuestionID))
+	out, found, err := findEarlierReview(ctx, q, r)
+	if err == nil && !found {
+		err = fmt.Errorf("request id used for another review: %w", quiz.ErrConflict)
+	}
+	return out, err
+}
+
+// findEarlierReview looks up the review recorded under r's request id for
+// the same user and question, as a duplicate.
+func findEarlierReview(ctx context.Context, q querier, r Review) (out Recorded, found bool, err error) {
+	out, err = scanRecorded(q.QueryRowContext(ctx, earlierReviewQuery, r.RequestID, r.UserID, r.QuestionID))
 	out.Duplicate = true
-	if errors.Is(err, sql.ErrNoRows) {
-		return out, fmt.Errorf("request id used for another review: %w", quiz.ErrConflict)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return out, false, nil
+	case err != nil:
+		return out, false, fmt.Errorf("earlier review: %w", err)
 	}
-	if err != nil {
-		return out, fmt.Errorf("earlier review: %w", err)
-	}
-	return out, nil
+	return out, true, nil
 }

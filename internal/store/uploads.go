@@ -75,6 +75,13 @@ func (db *DB) Upload(ctx context.Context, id string, userID int64, kind string, 
 	return files, nil
 }
 
+// takeUpload drops, within an apply's transaction, the upload id of userID
+// of kind; one already gone (applied or cancelled by a request that came
+// first) is quiz.ErrNotFound, so that a repeated submit applies once.
+func takeUpload(ctx context.Context, tx *sql.Tx, id string, userID int64, kind string) error {
+	return expectOne(tx.ExecContext(ctx, `DELETE FROM uploads WHERE id = ? AND user_id = ? AND kind = ?`, id, userID, kind))
+}
+
 // DeleteUpload drops an upload of userID's; deleting a missing one is not an error.
 func (db *DB) DeleteUpload(ctx context.Context, id string, userID int64) error {
 	err := db.tx(ctx, func(tx *sql.Tx) error {

@@ -22,6 +22,18 @@ const (
 	importBodySize = maxImportFiles*bank.MaxFileSize + 64<<10
 )
 
+// importLimits are the import form's limits; its largest upload stays
+// under the body limit.
+var importLimits = views.UploadLimits{Files: maxImportFiles, FileSize: sizeText(bank.MaxFileSize)}
+
+// sizeText writes a size in KiB or MiB: "256 KiB", "2 MiB".
+func sizeText(n int64) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return strconv.FormatInt(n>>20, 10) + " MiB"
+	}
+	return strconv.FormatInt(n>>10, 10) + " KiB"
+}
+
 // importRoutes: upload YAML files, preview the dry run, then apply or cancel.
 func (s *Server) importRoutes(r guarded) {
 	r.GET("/import", s.importForm)
@@ -49,7 +61,7 @@ func (s *Server) renderImportForm(c echo.Context, status int, errMsg string) err
 		}
 	}
 	noStore(c)
-	return s.render(c, status, views.AdminImport(s.page(c, "インポート"), vr, errMsg))
+	return s.render(c, status, views.AdminImport(s.page(c, "インポート"), importLimits, vr, errMsg))
 }
 
 // importUpload keeps the uploaded files and shows their preview.

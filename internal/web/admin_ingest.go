@@ -26,6 +26,10 @@ import (
 // upload body limit (middleware.go) bounds their total size.
 const maxIngestFiles = 10
 
+// ingestLimits are the ingest form's limits: its files may add up to more
+// than the body limit.
+var ingestLimits = views.UploadLimits{Files: maxIngestFiles, FileSize: sizeText(changelog.MaxDocumentSize), Total: uploadBodyLimit + "B"}
+
 // generateFunc builds questions from a document; quizgen.Generate in
 // production, a stand-in in tests.
 type generateFunc func(*changelog.Document, *changelog.Timeline, quizgen.Options) []quizgen.Generated
@@ -134,7 +138,7 @@ func (h *ingester) renderIndex(c echo.Context, status int, o ingestOptions, errM
 		}
 	}
 	noStore(c)
-	return h.s.render(c, status, views.AdminIngest(h.s.page(c, "変更履歴の取り込み"), o.view(), vd, vr, errMsg))
+	return h.s.render(c, status, views.AdminIngest(h.s.page(c, "変更履歴の取り込み"), ingestLimits, o.view(), vd, vr, errMsg))
 }
 
 // upload keeps the files, starts parsing them and sends the browser to the

@@ -51,7 +51,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 	case status == http.StatusRequestEntityTooLarge && s.isUpload(c):
 		// Refused before the session is read: say what the limit is, and
 		// lead back to the form (the path of the upload is its page).
-		msg = "アップロードが大きすぎます (合計 " + uploadBodyLimit + "B まで)。ファイルを減らして、何回かに分けてアップロードしてください。"
+		msg = "アップロードが大きすぎます (合計 " + ingestLimits.Total + " まで)。ファイルを減らして、何回かに分けてアップロードしてください。"
 		next = views.Link{Href: templ.SafeURL(c.Request().URL.Path), Text: "アップロードの画面に戻る"}
 	case status == http.StatusUnauthorized:
 		// A form sent after the session ended: sign in, then back to

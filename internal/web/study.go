@@ -124,11 +124,8 @@ func (s *Server) answer(c echo.Context) error {
 	if f.scope != "" && f.scope != card.Question.DeckSlug {
 		return echo.ErrNotFound // a deck the study page cannot have sent
 	}
-	if card.GradedSince(time.UnixMilli(f.shownAt)) {
-		return s.skipGraded(c, u, f, now)
-	}
-	if f.answerKey != card.AnswerKey {
-		return s.presentChanged(c, f, card.StudyCard, now)
+	if err := card.Presented(f.answerKey, time.UnixMilli(f.shownAt)); err != nil {
+		return s.stale(c, u, f, &card.StudyCard, err, now)
 	}
 	q := card.Question.Question
 	resp := parseResponse(form, q)
@@ -162,15 +159,8 @@ func (s *Server) grade(c echo.Context) error {
 		// An answer that does not fit the question: the form was not ours.
 		return echo.NewHTTPError(http.StatusUnprocessableEntity).SetInternal(err)
 	}
-	if errors.Is(err, store.ErrCardReviewed) {
-		return s.skipGraded(c, u, in.form, now)
-	}
-	if errors.Is(err, store.ErrQuestionChanged) {
-		card, err := s.db.PreviewCard(c.Request().Context(), u.ID, in.review.QuestionID, now)
-		if err != nil {
-			return err
-		}
-		return s.presentChanged(c, in.form, card.StudyCard, now)
+	if errors.Is(err, store.ErrCardReviewed) || errors.Is(err, store.ErrQuestionChanged) {
+		return s.stale(c, u, in.form, nil, err, now)
 	}
 	if err != nil {
 		return err
@@ -192,23 +182,29 @@ func (s *Server) grade(c echo.Context) error {
 	return s.renderNext(c, u, next, gradeNotice(rec), now)
 }
 
-// skipGraded answers a form from a page older than its card's last review
-// (another tab's, or one reached again with the Back button) with the next
-// card, recording nothing.
-func (s *Server) skipGraded(c echo.Context, u quiz.User, f studyForm, now time.Time) error {
-	next, err := s.db.NextCard(c.Request().Context(), u, f.scope, now)
-	if err != nil {
-		return err
+// stale answers a form whose page no longer shows its card as it is
+// (store.StudyCard.Presented's err), recording nothing: a card graded since
+// (another tab's page, or one reached again with the Back button) moves on
+// to the next card; a question edited since is put again, as a new
+// presentation. sc is the card as stored now, or nil to read it.
+func (s *Server) stale(c echo.Context, u quiz.User, f studyForm, sc *store.StudyCard, err error, now time.Time) error {
+	ctx := c.Request().Context()
+	if errors.Is(err, store.ErrCardReviewed) {
+		next, err := s.db.NextCard(ctx, u, f.scope, now)
+		if err != nil {
+			return err
+		}
+		return s.renderNext(c, u, next, msgCardReviewed, now)
 	}
-	return s.renderNext(c, u, next, msgCardReviewed, now)
-}
-
-// presentChanged puts again, as a new presentation, the question of an
-// answered form that was edited after the form was shown: nothing about the
-// old version is graded.
-func (s *Server) presentChanged(c echo.Context, f studyForm, sc store.StudyCard, now time.Time) error {
-	scope := studyScope(f, sc)
-	v := presentation(sc, scope, csrfToken(c), newPresentationID(), now)
+	if sc == nil {
+		card, err := s.db.PreviewCard(ctx, u.ID, f.questionID, now)
+		if err != nil {
+			return err
+		}
+		sc = &card.StudyCard
+	}
+	scope := studyScope(f, *sc)
+	v := presentation(*sc, scope, csrfToken(c), newPresentationID(), now)
 	v.Notice = msgQuestionChanged
 	return s.renderStudy(c, scope, views.StudyQuestion(v), v.Notice)
 }

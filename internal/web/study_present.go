@@ -60,11 +60,17 @@ func newPresentationID() string {
 	return hex.EncodeToString(b[:])
 }
 
-func validPresentationID(p string) bool {
-	if len(p) != 2*presentationIDBytes {
+func validPresentationID(p string) bool { return lowerHex(p, presentationIDBytes) }
+
+func validAnswerKey(k string) bool { return lowerHex(k, quiz.AnswerKeyBytes) }
+
+// lowerHex reports whether s is n bytes in lower-case hex, as the page's
+// ids and keys are written.
+func lowerHex(s string, n int) bool {
+	if len(s) != 2*n {
 		return false
 	}
-	for _, c := range []byte(p) {
+	for _, c := range []byte(s) {
 		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
 			return false
 		}
@@ -118,14 +124,6 @@ func bindStudyForm(c echo.Context) (studyForm, error) {
 		return bad("answer key")
 	}
 	return f, nil
-}
-
-func validAnswerKey(k string) bool {
-	if len(k) != 2*quiz.AnswerKeyBytes {
-		return false
-	}
-	_, err := hex.DecodeString(k)
-	return err == nil && strings.ToLower(k) == k
 }
 
 // gradeForm is a bound grade submit; the review lacks only the user and time.
