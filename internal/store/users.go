@@ -466,6 +466,39 @@ func (db *DB) TokenValid(ctx context.Context, hash []byte, purpose string, now t
 	return n > 0, nil
 }
 
+// InviteExpiry returns when the invite hash stops working; one used,
+// expired, revoked or never made is quiz.ErrNotFound.
+func (db *DB) InviteExpiry(ctx context.Context, hash []byte, now time.Time) (time.Time, error) {
+	var at int64
+	err := db.read.QueryRowContext(ctx, `SELECT expires_at FROM tokens
+		WHERE token_hash = ? AND purpose = 'invite' AND used_at IS NULL AND expires_at > ?`, hash, ms(now)).Scan(&at)
+	if errors.Is(err, sql.ErrNoRows) {
+		return time.Time{}, fmt.Errorf("store: invite: %w", quiz.ErrNotFound)
+	}
+	if err != nil {
+		return time.Time{}, fmt.Errorf("store: invite: %w", err)
+	}
+	return fromMS(at), nil
+}
+
+// RevokeInvites drops every unused invite, expired or not, and returns how
+// many still worked. Used invites stay: they record who invited whom.
+func (db *DB) RevokeInvites(ctx context.Context, now time.Time) (int, error) {
+	var n int
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM tokens
+			WHERE purpose = 'invite' AND used_at IS NULL AND expires_at > ?`, ms(now)).Scan(&n); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `DELETE FROM tokens WHERE purpose = 'invite' AND used_at IS NULL`)
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("store: revoke invites: %w", err)
+	}
+	return n, nil
+}
+
 // PendingInvites counts unused, unexpired invites.
 func (db *DB) PendingInvites(ctx context.Context, now time.Time) (int, error) {
 	var n int

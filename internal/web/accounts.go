@@ -51,6 +51,7 @@ func (s *Server) accountRoutes(e *echo.Echo) {
 	e.Match(getHead, "/admin/users", a.adminUsers, s.requireUser, s.requireAdmin)
 	e.POST("/admin/users/registration", a.setRegistration, s.requireUser, s.requireAdmin)
 	e.POST("/admin/users/invites", a.createInvite, s.requireUser, s.requireAdmin)
+	e.POST("/admin/users/invites/revoke", a.revokeInvites, s.requireUser, s.requireAdmin)
 	e.POST("/admin/users/:id/disable", a.disableUser, s.requireUser, s.requireAdmin)
 	e.POST("/admin/users/:id/enable", a.enableUser, s.requireUser, s.requireAdmin)
 	e.POST("/admin/users/:id/signout", a.signOutUser, s.requireUser, s.requireAdmin)

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strconv"
 	"time"
@@ -27,6 +28,8 @@ func adminNotice(done string) string {
 		return "ユーザーを有効にしました。"
 	case "signout":
 		return "ユーザーのログインをすべて終了させました。"
+	case "revoked":
+		return "未使用の招待コードをすべて無効にしました。"
 	}
 	return ""
 }
@@ -72,6 +75,12 @@ func (a *accounts) adminUsers(c echo.Context) error {
 		return err
 	}
 	v.Notice = adminNotice(c.QueryParam("done"))
+	if v.NewInvite, v.InviteExpires, err = a.takeNewInvite(c, me); err != nil {
+		return err
+	}
+	if v.NewInvite == "" && c.QueryParam("done") == "invite" {
+		v.Notice = msgInviteShownOnce
+	}
 	return a.render(c, http.StatusOK, views.AdminUsersPage(a.page(c, "ユーザー管理"), v))
 }
 
@@ -89,7 +98,16 @@ func (a *accounts) setRegistration(c echo.Context) error {
 	return c.Redirect(http.StatusSeeOther, "/admin/users?done=registration")
 }
 
-// createInvite makes an invite code and shows it once, in this response.
+// msgInviteShownOnce answers a reload of the page that showed a new code.
+const msgInviteShownOnce = "招待コードは作成直後に一度だけ表示されます。コードを控え忘れたときは、新しく作成してください。"
+
+// inviteCookie carries a new invite code from its POST to the page that
+// shows it, once: the code is stored hashed, so no later page can show it
+// again, and a reload of that page must not make another.
+const inviteCookie = "kq_new_invite"
+
+// createInvite makes an invite code and passes it, in a short-lived cookie
+// for the admin page alone, to the page it redirects to.
 func (a *accounts) createInvite(c echo.Context) error {
 	ctx := c.Request().Context()
 	me, _ := currentUser(c)
@@ -103,12 +121,56 @@ func (a *accounts) createInvite(c echo.Context) error {
 		return err
 	}
 	a.log.InfoContext(ctx, "invite created", "by", me.Login, "expires", expires.UTC().Format(time.RFC3339))
-	v, err := a.adminUsersView(ctx, me.ID)
+	a.setInviteCookie(c, tok, 600)
+	return c.Redirect(http.StatusSeeOther, "/admin/users?done=invite#invite-heading")
+}
+
+// setInviteCookie sets inviteCookie to tok for maxAge seconds (a negative
+// maxAge deletes it).
+func (a *accounts) setInviteCookie(c echo.Context, tok string, maxAge int) {
+	c.SetCookie(&http.Cookie{
+		Name:     inviteCookie,
+		Value:    tok,
+		Path:     "/admin/users",
+		MaxAge:   maxAge,
+		Secure:   a.secureCookies(c),
+		HttpOnly: true,
+		SameSite: http.SameSiteStrictMode,
+	})
+}
+
+// takeNewInvite reads and deletes the cookie createInvite set. It returns
+// the code and when it expires, or "" when there is none or the code no
+// longer works (used or revoked since).
+func (a *accounts) takeNewInvite(c echo.Context, me quiz.User) (code, expires string, err error) {
+	ck, err := c.Cookie(inviteCookie)
+	if err != nil {
+		return "", "", nil // no cookie
+	}
+	a.setInviteCookie(c, "", -1)
+	if !wellFormedToken(ck.Value) {
+		return "", "", nil
+	}
+	at, err := a.db.InviteExpiry(c.Request().Context(), hashToken(ck.Value), time.Now())
+	if errors.Is(err, quiz.ErrNotFound) {
+		return "", "", nil
+	}
+	if err != nil {
+		return "", "", err
+	}
+	return ck.Value, at.In(userLocation(me)).Format("2006-01-02 15:04"), nil
+}
+
+// revokeInvites makes every unused invite code stop working.
+func (a *accounts) revokeInvites(c echo.Context) error {
+	ctx := c.Request().Context()
+	me, _ := currentUser(c)
+	n, err := a.db.RevokeInvites(ctx, time.Now())
 	if err != nil {
 		return err
 	}
-	v.NewInvite, v.InviteExpires = tok, expires.In(userLocation(me)).Format("2006-01-02 15:04")
-	return a.render(c, http.StatusOK, views.AdminUsersPage(a.page(c, "ユーザー管理"), v))
+	a.log.InfoContext(ctx, "invites revoked", "by", me.Login, "count", n)
+	return c.Redirect(http.StatusSeeOther, "/admin/users?done=revoked#invite-heading")
 }
 
 // targetUser reads the :id of an admin action on another account. Admins

@@ -724,6 +724,78 @@ func TestSetup(t *testing.T) {
 	}
 }
 
+// inviteCode finds the new invite code on an admin page ("" for none).
+func inviteCode(body string) string {
+	m := regexp.MustCompile(`<code class="invite-code">([^<]+)</code>`).FindStringSubmatch(body)
+	if m == nil {
+		return ""
+	}
+	return m[1]
+}
+
+// createInvite makes an invite as an admin would: the POST, then the page
+// it redirects to, which shows the code.
+func (cl *client) createInvite() string {
+	cl.t.Helper()
+	rec := cl.post("/admin/users/invites", nil)
+	loc := rec.Header().Get("Location")
+	if rec.Code != http.StatusSeeOther || !strings.HasPrefix(loc, "/admin/users?") {
+		cl.t.Fatalf("create invite = %d, Location %q; want 303 to /admin/users", rec.Code, loc)
+	}
+	page := cl.get(loc)
+	code := inviteCode(page.Body.String())
+	if page.Code != http.StatusOK || code == "" {
+		cl.t.Fatalf("page after creating an invite = %d, no code; body %.500s", page.Code, page.Body.String())
+	}
+	return code
+}
+
+// TestInviteShownOnceAfterRedirect: the code is on the page the POST leads
+// to, a reload neither shows it again nor makes another, and revoking
+// makes every unused code stop working.
+func TestInviteShownOnceAfterRedirect(t *testing.T) {
+	ts := withAdmin(t, newAccountServer(t, Config{}))
+	ctx := context.Background()
+	admin := newClient(t, ts, "127.0.0.1")
+	admin.mustLogin("root", adminPassword)
+	first := admin.createInvite()
+
+	reload := admin.get("/admin/users?done=invite")
+	if code := inviteCode(reload.Body.String()); code != "" {
+		t.Errorf("a reload shows the code again: %q", code)
+	}
+	if !strings.Contains(reload.Body.String(), msgInviteShownOnce) {
+		t.Error("a reload does not say the code is shown once")
+	}
+	if n, err := ts.db.PendingInvites(ctx, time.Now()); err != nil || n != 1 {
+		t.Errorf("after a reload: %d pending invites (%v); want 1", n, err)
+	}
+
+	second := admin.createInvite()
+	if first == second {
+		t.Fatal("two invites with one code")
+	}
+	if rec := admin.post("/admin/users/invites/revoke", nil); rec.Code != http.StatusSeeOther {
+		t.Fatalf("revoke = %d, want 303", rec.Code)
+	}
+	if n, err := ts.db.PendingInvites(ctx, time.Now()); err != nil || n != 0 {
+		t.Errorf("after revoking: %d pending invites (%v); want 0", n, err)
+	}
+	admin.cookies[inviteCookie] = second // replayed: it no longer works
+	if code := inviteCode(admin.get("/admin/users?done=invite").Body.String()); code != "" {
+		t.Errorf("a revoked code is shown: %q", code)
+	}
+	admin.post("/admin/users/registration", url.Values{"registration": {"invite"}})
+	for _, code := range []string{first, second} {
+		if rec := newClient(t, ts, "127.0.0.3").register("dave", memberPassword, url.Values{"invite": {code}}); rec.Code != http.StatusUnprocessableEntity {
+			t.Errorf("register with a revoked invite = %d, want 422", rec.Code)
+		}
+	}
+	if userExists(t, ts, "dave") {
+		t.Error("a revoked invite registered an account")
+	}
+}
+
 func TestInviteOnlyRegistration(t *testing.T) {
 	ts := withAdmin(t, newAccountServer(t, Config{}))
 	admin := newClient(t, ts, "127.0.0.1")
@@ -735,12 +807,7 @@ func TestInviteOnlyRegistration(t *testing.T) {
 	if body := guest.get("/register").Body.String(); !strings.Contains(body, `name="invite"`) {
 		t.Error("invite-only registration page has no invite field")
 	}
-	rec := admin.post("/admin/users/invites", nil)
-	m := regexp.MustCompile(`<code class="invite-code">([^<]+)</code>`).FindStringSubmatch(rec.Body.String())
-	if rec.Code != http.StatusOK || m == nil {
-		t.Fatalf("create invite = %d; body %.500s", rec.Code, rec.Body.String())
-	}
-	invite := m[1]
+	invite := admin.createInvite()
 
 	tests := []struct {
 		name, login, invite string
@@ -854,6 +921,8 @@ func TestAdminAuthorization(t *testing.T) {
 		{"member disable admin", member, http.MethodPost, "/admin/users/1/disable", http.StatusForbidden},
 		{"anonymous list", anon, http.MethodGet, "/admin/users", http.StatusSeeOther},
 		{"anonymous invite", anon, http.MethodPost, "/admin/users/invites", http.StatusUnauthorized},
+		{"member revoke", member, http.MethodPost, "/admin/users/invites/revoke", http.StatusForbidden},
+		{"anonymous revoke", anon, http.MethodPost, "/admin/users/invites/revoke", http.StatusUnauthorized},
 		{"anonymous account", anon, http.MethodPost, "/account/password", http.StatusUnauthorized},
 	}
 	for _, tt := range tests {
