@@ -21,6 +21,9 @@ type ImportOptions struct {
 	Prune  bool   // retire stored questions that the file no longer has
 	DryRun bool   // compute the result, change nothing
 	Now    time.Time
+	// uploadID is the admin page's upload being applied (ImportUpload),
+	// recorded with each file's run.
+	uploadID string
 }
 
 // DeckResult is what an import did (or would do) to one deck.
@@ -96,7 +99,7 @@ func (db *DB) ImportUpload(ctx context.Context, id string, userID int64, files [
 			return err
 		}
 		var err error
-		opt.DryRun = false
+		opt.DryRun, opt.uploadID = false, id
 		results, err = importFiles(ctx, tx, files, opt)
 		return err
 	})
@@ -252,9 +255,9 @@ func importFile(ctx context.Context, tx *sql.Tx, f bank.Decoded, opt ImportOptio
 			return res, fmt.Errorf("retire question %s: %w", id, err)
 		}
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO import_runs (actor, kind, file_name, sha256, added, updated, unchanged, retired, at)
-		VALUES (?, 'yaml', ?, ?, ?, ?, ?, ?, ?)`, opt.Actor, f.File.Name, f.SHA256,
-		len(plan.Added), len(plan.Updated), len(plan.Unchanged), len(plan.Retired), now); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO import_runs (actor, kind, file_name, sha256, added, updated, unchanged, retired, at, upload_id)
+		VALUES (?, 'yaml', ?, ?, ?, ?, ?, ?, ?, ?)`, opt.Actor, f.File.Name, f.SHA256,
+		len(plan.Added), len(plan.Updated), len(plan.Unchanged), len(plan.Retired), now, sql.NullString{String: opt.uploadID, Valid: opt.uploadID != ""}); err != nil {
 		return res, fmt.Errorf("record import: %w", err)
 	}
 	return res, nil
@@ -332,12 +335,33 @@ type ImportRun struct {
 	At                                 time.Time
 }
 
+// UploadRuns returns the runs, one per file, of the import that applied
+// the admin page's upload id, in file order; none when it was never applied
+// (cancelled, expired, or unknown).
+func (db *DB) UploadRuns(ctx context.Context, id string) ([]ImportRun, error) {
+	runs, err := db.importRuns(ctx, `WHERE upload_id = ? ORDER BY id`, id)
+	if err != nil {
+		return nil, fmt.Errorf("store: runs of upload %s: %w", id, err)
+	}
+	return runs, nil
+}
+
 // ImportRuns returns the most recent imports, newest first.
 func (db *DB) ImportRuns(ctx context.Context, limit int) ([]ImportRun, error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT actor, kind, file_name, sha256, added, updated, unchanged, retired, at
-		FROM import_runs ORDER BY id DESC LIMIT ?`, limit)
+	runs, err := db.importRuns(ctx, `ORDER BY id DESC LIMIT ?`, limit)
 	if err != nil {
 		return nil, fmt.Errorf("store: import runs: %w", err)
+	}
+	return runs, nil
+}
+
+// importRuns reads the runs that the clause (WHERE, ORDER BY, LIMIT, with
+// its arguments) selects.
+func (db *DB) importRuns(ctx context.Context, clause string, args ...any) ([]ImportRun, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT actor, kind, file_name, sha256, added, updated, unchanged, retired, at
+		FROM import_runs `+clause, args...)
+	if err != nil {
+		return nil, err
 	}
 	defer rows.Close()
 	var out []ImportRun
@@ -345,7 +369,7 @@ func (db *DB) ImportRuns(ctx context.Context, limit int) ([]ImportRun, error) {
 		var r ImportRun
 		var at int64
 		if err := rows.Scan(&r.Actor, &r.Kind, &r.FileName, &r.SHA256, &r.Added, &r.Updated, &r.Unchanged, &r.Retired, &at); err != nil {
-			return nil, fmt.Errorf("store: import runs: %w", err)
+			return nil, err
 		}
 		r.At = fromMS(at)
 		out = append(out, r)

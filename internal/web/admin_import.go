@@ -40,6 +40,7 @@ func (s *Server) importRoutes(r guarded) {
 	r.POST("/import", s.importUpload)
 	r.GET("/import/:id", s.importPreview)
 	r.POST("/import/:id/apply", s.importApply)
+	r.GET("/import/:id/done", s.importDone)
 	r.POST("/import/:id/cancel", s.importCancel)
 }
 
@@ -53,13 +54,13 @@ func (s *Server) renderImportForm(c echo.Context, status int, errMsg string) err
 		return err
 	}
 	// The question files' imports; changelog ingests are listed on their page.
-	var vr []views.ImportRun
+	var yaml []store.ImportRun
 	for _, r := range runs {
-		if r.Kind == "yaml" && len(vr) < 50 {
-			vr = append(vr, views.ImportRun{At: r.At.Format("2006-01-02 15:04"), Actor: r.Actor, Kind: r.Kind, File: r.FileName,
-				SHA256: r.SHA256, Added: r.Added, Updated: r.Updated, Unchanged: r.Unchanged, Retired: r.Retired})
+		if r.Kind == "yaml" && len(yaml) < 50 {
+			yaml = append(yaml, r)
 		}
 	}
+	vr := importRunViews(yaml)
 	noStore(c)
 	return s.render(c, status, views.AdminImport(s.page(c, "インポート"), importLimits, vr, errMsg))
 }
@@ -118,9 +119,10 @@ func previewURL(id string, prune bool) string {
 	return "/admin/import/" + id
 }
 
-// importApply imports the upload and forgets it, in one transaction. A
-// second submit of the same upload, even one racing the first, finds it
-// gone (404) and imports nothing. The preview's form posts here too: its
+// importApply imports the upload and forgets it, in one transaction, then
+// redirects to the page of what it imported, which a reload does not post
+// again. A second submit of the same upload, even one racing the first,
+// finds it gone, imports nothing and is sent to that page. The preview's form posts here too: its
 // "update the preview" button, and an apply whose prune box is not the one
 // previewed, lead to the preview with that box instead, so that nothing is
 // applied that the admin has not seen.
@@ -141,7 +143,11 @@ func (s *Server) importApply(c echo.Context) error {
 		}
 		return c.Redirect(http.StatusSeeOther, url)
 	}
+	done := "/admin/import/" + id + "/done"
 	files, err := s.db.Upload(ctx, id, u.ID, "yaml", time.Now())
+	if errors.Is(err, quiz.ErrNotFound) {
+		return s.importGone(c, id, done, err)
+	}
 	if err != nil {
 		return err
 	}
@@ -149,13 +155,51 @@ func (s *Server) importApply(c echo.Context) error {
 	if err != nil {
 		return fmt.Errorf("%w: %v", quiz.ErrInvalid, err)
 	}
-	results, err := s.db.ImportUpload(ctx, id, u.ID, decoded, store.ImportOptions{Actor: u.Login, Prune: prune, Now: time.Now()})
+	_, err = s.db.ImportUpload(ctx, id, u.ID, decoded, store.ImportOptions{Actor: u.Login, Prune: prune, Now: time.Now()})
+	if errors.Is(err, quiz.ErrNotFound) {
+		return s.importGone(c, id, done, err) // a submit racing this one applied it
+	}
 	if err != nil {
 		return err
 	}
 	s.log.InfoContext(ctx, "questions imported", "actor", u.Login, "files", len(files))
-	noStore(c)
-	return s.render(c, http.StatusOK, views.AdminImportDone(s.page(c, "インポート完了"), importDecks(results)))
+	return c.Redirect(http.StatusSeeOther, done)
+}
+
+// importGone answers an apply of an upload that is gone: the page of the
+// import when a submit before this one applied it (a double click, or a
+// reload), otherwise err, a 404.
+func (s *Server) importGone(c echo.Context, id, done string, err error) error {
+	runs, rerr := s.db.UploadRuns(c.Request().Context(), id)
+	if rerr != nil {
+		return rerr
+	}
+	if len(runs) == 0 {
+		return err
+	}
+	return c.Redirect(http.StatusSeeOther, done)
+}
+
+// importDone shows what the apply of upload id imported.
+func (s *Server) importDone(c echo.Context) error {
+	runs, err := s.db.UploadRuns(c.Request().Context(), c.Param("id"))
+	if err != nil {
+		return err
+	}
+	if len(runs) == 0 {
+		return echo.ErrNotFound
+	}
+	return s.render(c, http.StatusOK, views.AdminImportDone(s.page(c, "インポート完了"), importRunViews(runs)))
+}
+
+// importRunViews are the rows of an import history.
+func importRunViews(runs []store.ImportRun) []views.ImportRun {
+	out := make([]views.ImportRun, 0, len(runs))
+	for _, r := range runs {
+		out = append(out, views.ImportRun{At: r.At.Format("2006-01-02 15:04"), Actor: r.Actor, Kind: r.Kind, File: r.FileName,
+			SHA256: r.SHA256, Added: r.Added, Updated: r.Updated, Unchanged: r.Unchanged, Retired: r.Retired})
+	}
+	return out
 }
 
 func (s *Server) importCancel(c echo.Context) error {

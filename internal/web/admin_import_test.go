@@ -97,8 +97,22 @@ func TestAdminImportFlow(t *testing.T) {
 	}
 
 	rec = admin.post(preview+"/apply", nil)
-	if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), "インポートしました") {
-		t.Fatalf("apply = %d; body %.500s", rec.Code, rec.Body.String())
+	if done := preview + "/done"; rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != done {
+		t.Fatalf("apply = %d to %q, want a 303 to %s; body %.500s", rec.Code, rec.Header().Get("Location"), done, rec.Body.String())
+	}
+	// The page it leads to, reloaded as often as the admin likes, shows
+	// what was imported and imports nothing more.
+	for range 2 {
+		page := admin.get(preview + "/done")
+		if body := page.Body.String(); page.Code != http.StatusOK || !strings.Contains(body, "インポートしました") || !strings.Contains(body, "all-types.yaml") {
+			t.Fatalf("done page = %d; body %.800s", page.Code, body)
+		}
+	}
+	if runs, err := ts.db.ImportRuns(ctx, 10); err != nil || len(runs) != 1 {
+		t.Errorf("import runs after the done page twice = %d, %v; want 1", len(runs), err)
+	}
+	if rec := admin.get("/admin/import/" + strings.Repeat("0", 32) + "/done"); rec.Code != http.StatusNotFound {
+		t.Errorf("done page of an unknown upload = %d, want 404", rec.Code)
 	}
 	decks, err := ts.db.ListDecks(ctx)
 	if err != nil || len(decks) != 1 || decks[0].Questions == 0 {
@@ -189,7 +203,7 @@ func TestAdminImportAppliesWhatWasPreviewed(t *testing.T) {
 		}
 		return rec.Header().Get("Location")
 	}
-	if rec := admin.post(upload(map[string][]byte{"a.yaml": good})+"/apply", url.Values{"action": {"apply"}, "previewed_prune": {"0"}}); rec.Code != http.StatusOK {
+	if rec := admin.post(upload(map[string][]byte{"a.yaml": good})+"/apply", url.Values{"action": {"apply"}, "previewed_prune": {"0"}}); rec.Code != http.StatusSeeOther {
 		t.Fatalf("first import = %d: %.300s", rec.Code, rec.Body.String())
 	}
 	status := func(ext string) quiz.Status {
@@ -221,22 +235,19 @@ func TestAdminImportAppliesWhatWasPreviewed(t *testing.T) {
 	tests := []struct {
 		name      string
 		form      url.Values
-		wantTo    string // the redirect, "" for an apply
+		wantTo    string // the redirect
 		wantState quiz.Status
 	}{
 		{"the box unticked after a pruning preview", url.Values{"action": {"apply"}, "previewed_prune": {"1"}}, preview + "?changed=1", quiz.Published},
 		{"the box ticked after a plain preview", url.Values{"action": {"apply"}, "previewed_prune": {"0"}, "prune": {"1"}}, preview + "?prune=1&changed=1", quiz.Published},
 		{"update the preview", url.Values{"action": {"preview"}, "previewed_prune": {"1"}}, preview, quiz.Published},
-		{"apply as previewed", url.Values{"action": {"apply"}, "previewed_prune": {"1"}, "prune": {"1"}}, "", quiz.Retired},
+		{"apply as previewed", url.Values{"action": {"apply"}, "previewed_prune": {"1"}, "prune": {"1"}}, preview + "/done", quiz.Retired},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rec := admin.post(preview+"/apply", tt.form)
-			if tt.wantTo != "" && (rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != tt.wantTo) {
+			if rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != tt.wantTo {
 				t.Errorf("= %d to %q, want a 303 to %q", rec.Code, rec.Header().Get("Location"), tt.wantTo)
-			}
-			if tt.wantTo == "" && rec.Code != http.StatusOK {
-				t.Errorf("= %d, want 200: %.300s", rec.Code, rec.Body.String())
 			}
 			if got := status("memory-low-card"); got != tt.wantState {
 				t.Errorf("memory-low-card is %s, want %s", got, tt.wantState)

@@ -476,26 +476,27 @@ func TestAdminImportApplyOnce(t *testing.T) {
 	}
 	close(start)
 	wg.Wait()
-	ok := 0
+	// Each lands on the page of the one import: one because it applied,
+	// the others because it had.
 	for _, c := range codes {
-		switch c {
-		case http.StatusOK:
-			ok++
-		case http.StatusNotFound:
-		default:
-			t.Errorf("apply = %d, want 200 or 404", c)
+		if c != http.StatusSeeOther {
+			t.Errorf("apply = %d, want 303 (%v)", c, codes)
 		}
 	}
-	if ok != 1 {
-		t.Errorf("%d applies succeeded (%v), want 1", ok, codes)
-	}
 	// And once more, after the fact.
-	if rec := admin.post(preview+"/apply", nil); rec.Code != http.StatusNotFound {
-		t.Errorf("apply after apply = %d, want 404", rec.Code)
+	if rec := admin.post(preview+"/apply", nil); rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != preview+"/done" {
+		t.Errorf("apply after apply = %d to %q, want a 303 to the done page", rec.Code, rec.Header().Get("Location"))
 	}
 	runs, err := ts.db.ImportRuns(ctx, 50)
 	if err != nil || len(runs) != 1 {
 		t.Errorf("import runs = %d, %v; want 1", len(runs), err)
+	}
+	// A cancelled upload has no import to show: its apply is a 404.
+	rec = admin.postFiles("/admin/import", map[string][]byte{"all-types.yaml": good})
+	other := rec.Header().Get("Location")
+	admin.post(other+"/cancel", nil)
+	if rec := admin.post(other+"/apply", nil); rec.Code != http.StatusNotFound {
+		t.Errorf("apply of a cancelled upload = %d, want 404", rec.Code)
 	}
 }
 
