@@ -251,10 +251,21 @@ func TestAdminIngestFlow(t *testing.T) {
 	if rec.Code != http.StatusUnprocessableEntity {
 		t.Fatalf("invalid edit = %d, want 422", rec.Code)
 	}
-	for _, want := range []string{"prompt", "choices[2]", "answer", "omega"} {
+	// Each problem names the form's label and links its input; the first
+	// of them has focus, and each is marked invalid.
+	for _, want := range []string{`<a href="#edit-prompt"><strong>問題文</strong></a>`, `<a href="#edit-choices"><strong>選択肢 (3 つ目)</strong></a>`,
+		`<a href="#edit-answer"><strong>答え</strong></a>`, "omega",
+		`id="edit-prompt" name="prompt" rows="3" required aria-describedby="edit-problems" aria-invalid="true" autofocus`,
+		`id="edit-choices" name="choices" rows="5" aria-describedby="edit-problems" aria-invalid="true">`} {
 		if !strings.Contains(rec.Body.String(), want) {
 			t.Errorf("invalid edit page lacks %q", want)
 		}
+	}
+	if n := strings.Count(rec.Body.String(), "autofocus"); n != 1 {
+		t.Errorf("invalid edit page has %d autofocus attributes, want 1", n)
+	}
+	if strings.Contains(rec.Body.String(), `id="edit-explanation" name="explanation" rows="4" required aria`) {
+		t.Error("the valid explanation is marked invalid")
 	}
 	after, _ := ts.db.TableChecksums(ctx)
 	delete(before, "sessions")
