@@ -117,7 +117,7 @@ func (l *lexicon) ja() bool { return l.code == LangJapanese }
 // stated as one the feature was at: "v1.36 で X は alpha だった", "X was
 // alpha in v1.36".
 func (l *lexicon) fact(release, feature string, s changelog.Stage, intro bool) string {
-	if w, ok := l.held[s]; ok && !intro {
+	if w, ok := l.held[s]; ok && l.holds(s, intro) {
 		if l.ja() {
 			return jaJoin("v"+release+" で "+feature+" は", w)
 		}
@@ -140,9 +140,25 @@ func (l *lexicon) sentence(s string, prs []int) string {
 	return s + "."
 }
 
-func (l *lexicon) stageQuestion(release, feature string) string {
-	if l.ja() {
+// holds reports whether a stage is stated as one the feature was at rather
+// than as a change (fact).
+func (l *lexicon) holds(s changelog.Stage, intro bool) bool {
+	_, ok := l.held[s]
+	return ok && !intro
+}
+
+// stageQuestion asks for the stage a feature moved to in a release, or,
+// for a stage it only was at there (holds), the stage it was at: a "second
+// alpha" did not move to alpha in that release.
+func (l *lexicon) stageQuestion(release, feature string, s changelog.Stage, intro bool) string {
+	held := l.holds(s, intro)
+	switch {
+	case l.ja() && held:
+		return "v" + release + " で " + feature + " はどの段階だった?"
+	case l.ja():
 		return "v" + release + " で " + feature + " はどの段階になった?"
+	case held:
+		return "In v" + release + ", which stage was " + feature + " at?"
 	}
 	return "In v" + release + ", which stage did " + feature + " move to?"
 }

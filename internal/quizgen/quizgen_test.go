@@ -440,6 +440,29 @@ func TestJapaneseSpacing(t *testing.T) {
 	}
 }
 
+// TestStageQuestionWording: the question asks for a change only where the
+// explanation states one.
+func TestStageQuestionWording(t *testing.T) {
+	tests := []struct {
+		lex   *lexicon
+		stage changelog.Stage
+		intro bool
+		want  string
+	}{
+		{japanese, changelog.StageGA, false, "v1.36 で X はどの段階になった?"},
+		{japanese, changelog.StageAlpha, true, "v1.36 で X はどの段階になった?"},
+		{japanese, changelog.StageAlpha, false, "v1.36 で X はどの段階だった?"},
+		{english, changelog.StageBeta, false, "In v1.36, which stage did X move to?"},
+		{english, changelog.StageAlpha, true, "In v1.36, which stage did X move to?"},
+		{english, changelog.StageAlpha, false, "In v1.36, which stage was X at?"},
+	}
+	for _, tt := range tests {
+		if got := tt.lex.stageQuestion("1.36", "X", tt.stage, tt.intro); got != tt.want {
+			t.Errorf("%s stageQuestion(%s, intro %v) = %q, want %q", tt.lex.code, tt.stage, tt.intro, got, tt.want)
+		}
+	}
+}
+
 const (
 	kindCleanup = "Other (Cleanup or Flake)"
 	kindBug     = "Bug or Regression"
@@ -905,6 +928,40 @@ func TestDisputedEntries(t *testing.T) {
 			}
 			for _, d := range rep.Dropped {
 				t.Errorf("dropped %s: %s", d.ExtID, d.Reason)
+			}
+		})
+	}
+}
+
+func TestCardBack(t *testing.T) {
+	long := strings.Repeat("あ", maxFlashcardBack)
+	tests := []struct {
+		name, desc string
+		want       string // "" for no card
+	}{
+		{"plain", "OCI イメージをボリュームとして直接マウントできる機能です。", "OCI イメージをボリュームとして直接マウントできる機能です。"},
+		{"list marker", "- 従来の振る舞い。コンテナごとに動作します。", "従来の振る舞い。コンテナごとに動作します。"},
+		{"numbered item", "2. pods are queued again", "pods are queued again"},
+		{"a dash inside stays", "memory.min - the floor", "memory.min - the floor"},
+		{"list cut off", "It filters useless events. The queue changes how it queues each Pod:", "It filters useless events."},
+		{"list cut off, Japanese", "無駄なイベントを除きます。次の 2 つのモードがあります：", "無駄なイベントを除きます。"},
+		{"a version is no sentence end", "Kustomize went from v2.0.3 to v4.0.5:", ""},
+		{"only a list introduction", "次のとおりです:", ""},
+		{"a reason", "k8s.io/kubernetes はライブラリとしての利用を推奨しておらず、依存を持っていたためです。", ""},
+		{"a reason, in English", "Because the library is not meant for import.", ""},
+		{"a purpose inside stays", "監視を減らすため、kubelet は変更を見ません。", "監視を減らすため、kubelet は変更を見ません。"},
+		{"a credit", "ゼロダウンタイムのデプロイメントが可能になりました。author: @andrewsykim", "ゼロダウンタイムのデプロイメントが可能になりました。"},
+		{"credits in parentheses", "Zero-downtime rollouts work (Authors: @a-b, @c)", "Zero-downtime rollouts work"},
+		{"too long, no sentence end", long + "あ", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := cardBack(tt.desc)
+			if tt.want == "" && ok {
+				t.Fatalf("cardBack(%q) = %q, want no card", tt.desc, got)
+			}
+			if tt.want != "" && (!ok || got != tt.want) {
+				t.Fatalf("cardBack(%q) = %q, %v; want %q", tt.desc, got, ok, tt.want)
 			}
 		})
 	}

@@ -439,6 +439,47 @@ var reVersionBump = regexp.MustCompile(`(?i)^\s*(?:build|bump|update|upgrade)(?:
 
 // flashcards turn definitions, highlights and descriptive notes into "what
 // is X?" cards, one per term and one per description.
+// reListMarker is a list item's marker at the start of a text.
+var reListMarker = regexp.MustCompile(`^(?:[-*•・]|\d+[.)])\s+`)
+
+// reReason is a text that gives a reason rather than says what something
+// is: "…ためです。", "Because …".
+var reReason = regexp.MustCompile(`(?:ため|から)(?:です|でした)。?$|^(?i:because|this is because)\b`)
+
+// cardBack makes the back of a flashcard from a description: without a
+// list item's marker, clipped at a sentence, and without a last sentence
+// that introduces a list the text does not hold ("…queues each Pod:").
+// A description that only gives a reason makes no back.
+func cardBack(desc string) (string, bool) {
+	back := reListMarker.ReplaceAllString(cleanText(desc), "")
+	back, ok := clip(back, maxFlashcardBack)
+	if !ok {
+		return "", false
+	}
+	if trimmed := strings.TrimRight(back, ":："); len(trimmed) < len(back) {
+		back = strings.TrimSpace(trimmed[:sentenceEnd(trimmed)])
+	}
+	if back == "" || reReason.MatchString(back) {
+		return "", false
+	}
+	return back, true
+}
+
+// sentenceEnd is the byte offset just after the last sentence end of s
+// that is followed by more text ("。", a line break, or a full stop and a
+// space), or 0.
+func sentenceEnd(s string) int {
+	for i := len(s) - 1; i > 0; i-- {
+		switch {
+		case strings.HasPrefix(s[i:], "。") && i+len("。") < len(s):
+			return i + len("。")
+		case s[i] == '\n', s[i] == ' ' && s[i-1] == '.':
+			return i
+		}
+	}
+	return 0
+}
+
 func (r *run) flashcards() {
 	backs := map[string]bool{}
 	// A highlight that opens with a definition of another term (a PSI
@@ -465,7 +506,7 @@ func (r *run) flashcards() {
 		default:
 			continue
 		}
-		back, ok := clip(cleanText(c.Description), maxFlashcardBack)
+		back, ok := cardBack(c.Description)
 		if !ok || !informative(r.mask(back, c.Term)) || reVersionBump.MatchString(back) {
 			continue
 		}

@@ -310,8 +310,15 @@ func entryText(e *changelog.Entry) string {
 	return strings.TrimSpace(strings.Join(parts, "\n"))
 }
 
-// cleanText drops carriage returns and trailing space on each line.
+// reAuthor is a credit left in an entry's text: "author: @andrewsykim".
+var reAuthor = regexp.MustCompile(`[ \t]*\(?(?i:author)s?:[ \t]*@[\w-]+(?:,[ \t]*@[\w-]+)*\)?`)
+
+// cleanText drops credits (reAuthor), carriage returns and trailing space
+// on each line.
 func cleanText(s string) string {
+	if strings.Contains(s, "uthor") {
+		s = reAuthor.ReplaceAllString(s, "")
+	}
 	s = strings.ReplaceAll(s, "\r\n", "\n")
 	s = strings.ReplaceAll(s, "\r", "\n")
 	lines := strings.Split(s, "\n")

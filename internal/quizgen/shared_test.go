@@ -105,6 +105,13 @@ func TestSharedDocuments(t *testing.T) {
 						if reVersionBump.MatchString(g.Question.Answer) {
 							t.Errorf("%s: a flashcard whose back is a version bump: %q", g.Question.ExtID, g.Question.Answer)
 						}
+						// Nor why something happened, and it reads as a
+						// text of its own: no list marker, no list
+						// introduction without its list, no credit.
+						if back := g.Question.Answer; reReason.MatchString(back) || reListMarker.MatchString(back) ||
+							strings.HasSuffix(back, ":") || strings.HasSuffix(back, "：") || strings.Contains(strings.ToLower(back), "author:") {
+							t.Errorf("%s: a flashcard's back is a reason or a fragment: %q", g.Question.ExtID, back)
+						}
 					}
 					// The 1.17 article calls this release note a lie under it.
 					if strings.HasSuffix(g.Provenance.Entry, "/pr-83454") && sd.seed {

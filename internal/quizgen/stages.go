@@ -285,7 +285,7 @@ func (r *run) findStageDistractors(f stageFact) []changelog.Stage {
 }
 
 // stageInRelease asks which stage a feature moved to in the document's
-// release.
+// release (or, for an alpha the entry does not call new, was at).
 func (r *run) stageInRelease() {
 	l := r.lang
 	for _, f := range r.stageFacts() {
@@ -310,7 +310,7 @@ func (r *run) stageInRelease() {
 		q := quiz.Question{
 			ExtID:       extID(GenStageInRelease, r.doc.Key, f.e.Key, feature, ""),
 			Type:        quiz.SingleChoice,
-			Prompt:      l.stageQuestion(f.release, feature),
+			Prompt:      l.stageQuestion(f.release, feature, f.sc.Stage, f.intro),
 			Choices:     choices,
 			Answer:      l.label[f.sc.Stage],
 			Explanation: expl,
