@@ -966,3 +966,33 @@ func TestCardBack(t *testing.T) {
 		})
 	}
 }
+
+func TestInNameList(t *testing.T) {
+	tests := []struct {
+		text, name string
+		want       bool
+	}{
+		{"The deprecated feature gates RotateKubeletClientCertificate, AttachVolumeLimit and EvenPodsSpread are now enabled.", "RotateKubeletClientCertificate", true},
+		{"ServiceNodeExclusion, NodeDisruptionExclusion and LegacyNodeRoleBehavior features have been promoted to GA.", "LegacyNodeRoleBehavior", true},
+		{"Added apiserver_peer_proxy_errors_total and apiserver_peer_discovery_sync_errors_total alpha metrics.", "apiserver_peer_proxy_errors_total", true},
+		{"The deprecated flag --lock-object-namespace and --lock-object-name have been removed.", "--lock-object-namespace", true},
+		{"ExtendWebSocketsToKubelet と UserNamespacesHostNetwork が追加されました。", "UserNamespacesHostNetwork", true},
+		{"`MemoryQoS`, `PodLevelResources` are alpha.", "MemoryQoS", true},
+		// One name, however the sentence goes on.
+		{"Graduated the UserNamespacesSupport feature gate to GA.", "UserNamespacesSupport", false},
+		{"Kube-proxy: remove deprecated --cleanup-ipvs flag of kube-proxy, and make --cleanup flag always flush IPVS.", "--cleanup-ipvs", false},
+		{"TaintNodesByCondition was graduated to GA, CheckNodeMemoryPressure were removed.", "TaintNodesByCondition", false},
+		{"Remove alpha CSIMigrationXXComplete flag and add alpha InTreePluginXXUnregister flag.", "InTreePluginXXUnregister", false},
+		{"MemoryQoS と呼ばれる機能です。", "MemoryQoS", false},
+		{"ImageVolume and the kubelet now agree.", "ImageVolume", false},
+		{"Registered_metric_total, hidden_metric_total & kubernetes_feature_enabled are beta.", "kubernetes_feature_enabled", true},
+		// A comma before the gap may end a clause.
+		{"When scheduling fails for a PodGroup, WorkloadAwarePreemption runs for the group.", "WorkloadAwarePreemption", false},
+	}
+	for _, tt := range tests {
+		i := strings.Index(tt.text, tt.name)
+		if got := inNameList(tt.text, i, i+len(tt.name)); got != tt.want {
+			t.Errorf("inNameList(%q, %s) = %v, want %v", tt.text, tt.name, got, tt.want)
+		}
+	}
+}

@@ -72,6 +72,29 @@ func clip(s string, max int) (string, bool) {
 	return strings.TrimSpace(string(rs[:cut])), true
 }
 
+// A name as a list of them holds it: a CamelCase gate, a snake_case
+// metric, a --flag, or a dotted or slashed path.
+const listName = `(?:--?[A-Za-z][\w-]*|[A-Za-z][\w./-]*[A-Z_./][\w./-]*)`
+
+// Joints of a list: "and", "or", "&" and their Japanese forms, and after
+// the gap a comma too. A comma before the gap may end a clause
+// ("…for a PodGroup, X runs"), where a name after it is no list.
+const (
+	listJoint      = `(?:\band\b|\bor\b|&|および|または|と|や)`
+	listJointAfter = `(?:,|、|` + listJoint + `)`
+)
+
+var (
+	reListAfter  = regexp.MustCompile("^[\"'`]?\\s*" + listJointAfter + "\\s*[\"'`]?" + listName)
+	reListBefore = regexp.MustCompile(listName + "[\"'`]?\\s*" + listJoint + "\\s*[\"'`]?$")
+)
+
+// inNameList reports whether text[start:end] is one name of a list of
+// names ("A, B and C"): a gap there could be any of them.
+func inNameList(text string, start, end int) bool {
+	return reListAfter.MatchString(text[end:]) || reListBefore.MatchString(text[:start])
+}
+
 // cloze blanks the key term of an entry in its text.
 func (r *run) cloze() {
 	for i := range r.doc.Entries {
@@ -93,6 +116,9 @@ func (r *run) cloze() {
 		locs := r.maskRegexp(feature).FindAllStringIndex(text, -1)
 		if len(locs) == 0 || len(locs) > maxClozeGaps || slices.ContainsFunc(locs, func(l []int) bool { return !atWordEdges(text, l[0], l[1]) }) {
 			continue // no gap, too many, or one inside a longer word
+		}
+		if slices.ContainsFunc(locs, func(l []int) bool { return inNameList(text, l[0], l[1]) }) {
+			continue // any name of the list fits the gap as well
 		}
 		var b strings.Builder
 		last := 0
