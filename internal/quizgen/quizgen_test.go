@@ -996,3 +996,37 @@ func TestInNameList(t *testing.T) {
 		}
 	}
 }
+
+// TestCommentOnlyEntries: an entry that changed only a code comment or a
+// typo gives no question; one that changed documentation users read does.
+func TestCommentOnlyEntries(t *testing.T) {
+	tests := []struct {
+		sentence string
+		want     bool // questions from the entry
+	}{
+		{"Revised the comment about the feature-gate level for WidgetKubeQuota from alpha to beta.", false},
+		{"Updated the comment about the feature-gate level for WidgetKubeQuota from alpha to beta", false},
+		{"Fixed a typo in the WidgetKubeQuota feature gate's description.", false},
+		{"Fix typos in WidgetKubeQuota.", false},
+		{"Clarified documentation to indicate that the widgetPeriod kubelet field requires the WidgetKubeQuota feature gate.", true},
+		{"Promoted the WidgetKubeQuota feature gate to beta, enabled by default.", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.sentence, func(t *testing.T) {
+			doc := parse(t, upstreamDoc("1.40", 4001, tt.sentence))
+			tl, err := changelog.NewTimeline(doc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var from []string
+			for _, g := range Generate(doc, tl, Options{Language: LangJapanese}) {
+				if g.Provenance.Entry != "" {
+					from = append(from, g.Provenance.Generator)
+				}
+			}
+			if got := len(from) > 0; got != tt.want {
+				t.Errorf("questions from the entry: %v (%v), want %v", got, from, tt.want)
+			}
+		})
+	}
+}

@@ -83,12 +83,17 @@ func disputed(e *changelog.Entry) bool {
 	return false
 }
 
+// reCommentOnly starts an entry that changed only a code comment or a typo
+// ("Revised the comment about the feature-gate level for X from alpha to
+// beta"): nothing a user of the release meets, so nothing to learn.
+var reCommentOnly = regexp.MustCompile(`(?i)^\s*(?:revised?|updated?|fix(?:ed)?|corrected?|changed?|improved?)\s+(?:the\s+|a\s+|some\s+)?(?:code\s+)?(?:comments?|typos?)\b`)
+
 // add validates g and keeps it unless it fails or repeats an id. fact, when
 // not empty, names what the question asks so that a second question about
 // the same fact (stated again in a note or another entry) is skipped.
 func (r *run) add(g Generated, fact string) {
-	if e := r.entries[g.Provenance.Entry]; e != nil && disputed(e) {
-		return // not a fact to ask about, by the document's own word
+	if e := r.entries[g.Provenance.Entry]; e != nil && (disputed(e) || reCommentOnly.MatchString(e.Text)) {
+		return // not a fact to ask about, by the document's own word, or not one users meet
 	}
 	if fact != "" {
 		k := g.Provenance.Generator + "\x00" + fact
