@@ -29,6 +29,9 @@ type IngestOptions struct {
 	Language string
 	DryRun   bool // compute the result, change nothing
 	Now      time.Time
+	// uploadID is the admin page's upload being applied (IngestUpload),
+	// recorded with each document's run.
+	uploadID string
 }
 
 // ChangelogInput is one parsed document and the questions generated from it.
@@ -213,7 +216,7 @@ func (db *DB) IngestChangelogs(ctx context.Context, inputs []ChangelogInput, opt
 // quiz.ErrNotFound and nothing is stored, so that a repeated submit
 // ingests once. opt.DryRun is ignored.
 func (db *DB) IngestUpload(ctx context.Context, id string, userID int64, inputs []ChangelogInput, opt IngestOptions) ([]IngestResult, error) {
-	opt.DryRun = false
+	opt.DryRun, opt.uploadID = false, id
 	if err := checkChangelogInputs(inputs, opt); err != nil {
 		return nil, fmt.Errorf("store: ingest upload %s: %w", id, err)
 	}
@@ -307,9 +310,9 @@ func ingestDocument(ctx context.Context, tx *sql.Tx, in ChangelogInput, opt Inge
 		return res, err
 	}
 	t := res.Total()
-	if _, err := tx.ExecContext(ctx, `INSERT INTO import_runs (actor, kind, file_name, sha256, added, updated, unchanged, retired, at)
-		VALUES (?, 'changelog', ?, ?, ?, ?, ?, ?, ?)`, opt.Actor, in.File, doc.SHA256,
-		t.Added, t.Updated, t.Unchanged+t.KeptEdits, t.Retired, now); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO import_runs (actor, kind, file_name, sha256, added, updated, unchanged, retired, at, upload_id)
+		VALUES (?, 'changelog', ?, ?, ?, ?, ?, ?, ?, ?)`, opt.Actor, in.File, doc.SHA256,
+		t.Added, t.Updated, t.Unchanged+t.KeptEdits, t.Retired, now, nullString(opt.uploadID)); err != nil {
 		return res, fmt.Errorf("record import: %w", err)
 	}
 	return res, nil

@@ -257,7 +257,7 @@ func importFile(ctx context.Context, tx *sql.Tx, f bank.Decoded, opt ImportOptio
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO import_runs (actor, kind, file_name, sha256, added, updated, unchanged, retired, at, upload_id)
 		VALUES (?, 'yaml', ?, ?, ?, ?, ?, ?, ?, ?)`, opt.Actor, f.File.Name, f.SHA256,
-		len(plan.Added), len(plan.Updated), len(plan.Unchanged), len(plan.Retired), now, sql.NullString{String: opt.uploadID, Valid: opt.uploadID != ""}); err != nil {
+		len(plan.Added), len(plan.Updated), len(plan.Unchanged), len(plan.Retired), now, nullString(opt.uploadID)); err != nil {
 		return res, fmt.Errorf("record import: %w", err)
 	}
 	return res, nil
@@ -335,9 +335,12 @@ type ImportRun struct {
 	At                                 time.Time
 }
 
-// UploadRuns returns the runs, one per file, of the import that applied
-// the admin page's upload id, in file order; none when it was never applied
-// (cancelled, expired, or unknown).
+// nullString is s, or NULL for "".
+func nullString(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }
+
+// UploadRuns returns the runs, one per file, of the import or ingest that
+// applied the admin page's upload id, in file order; none when it was never
+// applied (cancelled, expired, or unknown).
 func (db *DB) UploadRuns(ctx context.Context, id string) ([]ImportRun, error) {
 	runs, err := db.importRuns(ctx, `WHERE upload_id = ? ORDER BY id`, id)
 	if err != nil {

@@ -146,7 +146,7 @@ func (s *Server) importApply(c echo.Context) error {
 	done := "/admin/import/" + id + "/done"
 	files, err := s.db.Upload(ctx, id, u.ID, "yaml", time.Now())
 	if errors.Is(err, quiz.ErrNotFound) {
-		return s.importGone(c, id, done, err)
+		return s.uploadGone(c, id, done, err)
 	}
 	if err != nil {
 		return err
@@ -157,7 +157,7 @@ func (s *Server) importApply(c echo.Context) error {
 	}
 	_, err = s.db.ImportUpload(ctx, id, u.ID, decoded, store.ImportOptions{Actor: u.Login, Prune: prune, Now: time.Now()})
 	if errors.Is(err, quiz.ErrNotFound) {
-		return s.importGone(c, id, done, err) // a submit racing this one applied it
+		return s.uploadGone(c, id, done, err) // a submit racing this one applied it
 	}
 	if err != nil {
 		return err
@@ -166,10 +166,10 @@ func (s *Server) importApply(c echo.Context) error {
 	return c.Redirect(http.StatusSeeOther, done)
 }
 
-// importGone answers an apply of an upload that is gone: the page of the
-// import when a submit before this one applied it (a double click, or a
+// uploadGone answers an apply of an upload that is gone: a redirect to
+// done when a submit before this one applied it (a double click, or a
 // reload), otherwise err, a 404.
-func (s *Server) importGone(c echo.Context, id, done string, err error) error {
+func (s *Server) uploadGone(c echo.Context, id, done string, err error) error {
 	runs, rerr := s.db.UploadRuns(c.Request().Context(), id)
 	if rerr != nil {
 		return rerr

@@ -320,6 +320,9 @@ func (h *ingester) apply(c echo.Context) error {
 	}
 	id := c.Param("id")
 	files, err := h.s.db.Upload(ctx, id, u.ID, "changelog", time.Now())
+	if errors.Is(err, quiz.ErrNotFound) {
+		return h.s.uploadGone(c, id, "/admin/ingest", err)
+	}
 	if err != nil {
 		return err
 	}
@@ -332,6 +335,9 @@ func (h *ingester) apply(c echo.Context) error {
 		return h.s.render(c, http.StatusUnprocessableEntity, views.AdminIngestPreview(h.s.page(c, "取り込みのプレビュー"), pv))
 	}
 	results, err := h.s.db.IngestUpload(ctx, id, u.ID, inputs, store.IngestOptions{Actor: u.Login, Language: o.Lang, Now: time.Now()})
+	if errors.Is(err, quiz.ErrNotFound) {
+		return h.s.uploadGone(c, id, "/admin/ingest", err) // a submit racing this one applied it
+	}
 	if err != nil {
 		return err
 	}
