@@ -1,6 +1,14 @@
 package views
 
-import "testing"
+import (
+	"context"
+	"errors"
+	"regexp"
+	"strings"
+	"testing"
+
+	"kubequiz/internal/quiz"
+)
 
 func TestEditField(t *testing.T) {
 	tests := []struct {
@@ -28,6 +36,49 @@ func TestEditField(t *testing.T) {
 			label, in := editField(tt.typ, tt.field)
 			if label != tt.wantLabel || in != tt.wantIn {
 				t.Errorf("editField(%q, %q) = %q, %q; want %q, %q", tt.typ, tt.field, label, in, tt.wantLabel, tt.wantIn)
+			}
+		})
+	}
+}
+
+// TestEditFocus: the form's first invalid input takes focus, in the form's
+// order whatever the order of the problems, and on every render alike.
+func TestEditFocus(t *testing.T) {
+	long := strings.Repeat("x", quiz.MaxTextBytes+1)
+	tests := []struct {
+		name string
+		q    quiz.Question
+		want string
+	}{
+		// A blank explanation passes the browser's required check; the
+		// validator reports it before the answer.
+		{"answer before explanation", quiz.Question{ExtID: "x", Type: quiz.SingleChoice, Prompt: "p", Explanation: "  ",
+			Choices: []string{"a", "b"}, Answer: "omega"}, "edit-answer"},
+		{"prompt before explanation", quiz.Question{ExtID: "x", Type: quiz.Flashcard, Prompt: long, Explanation: long, Answer: "a"}, "edit-prompt"},
+		{"choices", quiz.Question{ExtID: "x", Type: quiz.SingleChoice, Prompt: "p", Explanation: "e",
+			Choices: []string{"a", "a"}, Answer: "a"}, "edit-choices"},
+		{"truth", quiz.Question{ExtID: "x", Type: quiz.TrueFalse, Prompt: "p", Explanation: "e"}, "edit-truth"},
+	}
+	focused := regexp.MustCompile(`id="(edit-[a-z]+)"[^>]*autofocus`)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var ve *quiz.ValidationError
+			if !errors.As(tt.q.Validate(), &ve) {
+				t.Fatalf("%+v is valid", tt.q)
+			}
+			e := IngestEdit{Type: string(tt.q.Type), Prompt: tt.q.Prompt, Explanation: tt.q.Explanation, Answer: tt.q.Answer,
+				Choices: strings.Join(tt.q.Choices, "\n"), Problems: ve.Problems}
+			for range 20 {
+				var b strings.Builder
+				if err := AdminIngestEdit(Page{}, e).Render(context.Background(), &b); err != nil {
+					t.Fatal(err)
+				}
+				if n := strings.Count(b.String(), "autofocus"); n != 1 {
+					t.Fatalf("%d autofocus attributes, want 1", n)
+				}
+				if m := focused.FindStringSubmatch(b.String()); m == nil || m[1] != tt.want {
+					t.Fatalf("focus on %v, want %s (problems %v)", m, tt.want, ve.Problems)
+				}
 			}
 		})
 	}

@@ -52,15 +52,20 @@ func (q Question) Validate() error {
 			v.add(fmt.Sprintf("source.prs[%d]", i), fmt.Sprintf("PR number %d is not positive", pr))
 		}
 	}
-	for name, s := range map[string]string{"id": q.ExtID, "prompt": q.Prompt, "explanation": q.Explanation, "answer": q.Answer} {
-		if !utf8.ValidString(s) {
-			v.add(name, "is not valid UTF-8")
+	// In a fixed order, so that the problems come in the same order on
+	// every run.
+	for _, f := range []struct{ name, text string }{{"id", q.ExtID}, {"prompt", q.Prompt}, {"explanation", q.Explanation}, {"answer", q.Answer}} {
+		if !utf8.ValidString(f.text) {
+			v.add(f.name, "is not valid UTF-8")
 		}
-		v.length(name, s)
+		v.length(f.name, f.text)
 	}
-	for name, list := range map[string][]string{"choices": q.Choices, "answers": q.Answers, "accept": q.Accept, "items": q.Items} {
-		for i, s := range list {
-			v.length(fmt.Sprintf("%s[%d]", name, i), s)
+	for _, f := range []struct {
+		name string
+		list []string
+	}{{"choices", q.Choices}, {"answers", q.Answers}, {"accept", q.Accept}, {"items", q.Items}} {
+		for i, s := range f.list {
+			v.length(fmt.Sprintf("%s[%d]", f.name, i), s)
 		}
 	}
 
