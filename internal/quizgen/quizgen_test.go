@@ -953,6 +953,9 @@ func TestCardBack(t *testing.T) {
 		{"a credit", "ゼロダウンタイムのデプロイメントが可能になりました。author: @andrewsykim", "ゼロダウンタイムのデプロイメントが可能になりました。"},
 		{"credits in parentheses", "Zero-downtime rollouts work (Authors: @a-b, @c)", "Zero-downtime rollouts work"},
 		{"too long, no sentence end", long + "あ", ""},
+		{"an abbreviation is no sentence end", "It supports two modes, e.g. the following:", ""},
+		{"nor another", "The queue behaves as in v1.30. See the following, i.e. below:", "The queue behaves as in v1.30."},
+		{"a credit inside a parenthesis", "Zero-downtime rollouts work (see KEP-1669, author: @andrewsykim).", "Zero-downtime rollouts work (see KEP-1669)."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -986,6 +989,11 @@ func TestInNameList(t *testing.T) {
 		{"MemoryQoS と呼ばれる機能です。", "MemoryQoS", false},
 		{"ImageVolume and the kubelet now agree.", "ImageVolume", false},
 		{"Registered_metric_total, hidden_metric_total & kubernetes_feature_enabled are beta.", "kubernetes_feature_enabled", true},
+		// A serial comma before the last name.
+		{"Removed GA'ed feature gates: MixedProtocolLBService, ServiceInternalTrafficPolicy, ServiceIPStaticSubrange, and EndpointSliceTerminatingCondition.", "EndpointSliceTerminatingCondition", true},
+		{"Removed GA'ed feature gates: MixedProtocolLBService, ServiceInternalTrafficPolicy, ServiceIPStaticSubrange, and EndpointSliceTerminatingCondition.", "ServiceIPStaticSubrange", true},
+		{"Removed container_cpu_load_average_10s, container_cpu_load_d_average_10s, and cpu_tasks_state metrics.", "cpu_tasks_state", true},
+		{"Promoted FooGate, BarGate, or BazGate to GA.", "BazGate", true},
 		// A comma before the gap may end a clause.
 		{"When scheduling fails for a PodGroup, WorkloadAwarePreemption runs for the group.", "WorkloadAwarePreemption", false},
 	}
@@ -1008,6 +1016,12 @@ func TestCommentOnlyEntries(t *testing.T) {
 		{"Updated the comment about the feature-gate level for WidgetKubeQuota from alpha to beta", false},
 		{"Fixed a typo in the WidgetKubeQuota feature gate's description.", false},
 		{"Fix typos in WidgetKubeQuota.", false},
+		{"Fixes a typo in the WidgetKubeQuota feature gate's description.", false},
+		{"kubeadm: fixed a typo in the WidgetKubeQuota feature gate's description.", false},
+		{"Fixed a small typo in the WidgetKubeQuota feature gate's description.", false},
+		{"Updated API comments for the WidgetKubeQuota feature gate from alpha to beta.", false},
+		// Comments users meet: a fix of their own files.
+		{"Fixed comments in kubeconfig files being dropped when the WidgetKubeQuota feature gate is enabled.", true},
 		{"Clarified documentation to indicate that the widgetPeriod kubelet field requires the WidgetKubeQuota feature gate.", true},
 		{"Promoted the WidgetKubeQuota feature gate to beta, enabled by default.", true},
 	}

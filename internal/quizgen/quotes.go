@@ -85,8 +85,9 @@ const (
 )
 
 var (
-	reListAfter  = regexp.MustCompile("^[\"'`]?\\s*" + listJointAfter + "\\s*[\"'`]?" + listName)
-	reListBefore = regexp.MustCompile(listName + "[\"'`]?\\s*" + listJoint + "\\s*[\"'`]?$")
+	// ", and" (a serial comma) joins the last name on either side.
+	reListAfter  = regexp.MustCompile("^[\"'`]?\\s*" + listJointAfter + "(?:\\s*" + listJoint + ")?\\s*[\"'`]?" + listName)
+	reListBefore = regexp.MustCompile(listName + "[\"'`]?\\s*(?:,\\s*)?" + listJoint + "\\s*[\"'`]?$")
 )
 
 // inNameList reports whether text[start:end] is one name of a list of
@@ -493,18 +494,22 @@ func cardBack(desc string) (string, bool) {
 
 // sentenceEnd is the byte offset just after the last sentence end of s
 // that is followed by more text ("。", a line break, or a full stop and a
-// space), or 0.
+// space, not one of an abbreviation such as "e.g."), or 0.
 func sentenceEnd(s string) int {
 	for i := len(s) - 1; i > 0; i-- {
 		switch {
 		case strings.HasPrefix(s[i:], "。") && i+len("。") < len(s):
 			return i + len("。")
-		case s[i] == '\n', s[i] == ' ' && s[i-1] == '.':
+		case s[i] == '\n', s[i] == ' ' && s[i-1] == '.' && !reAbbrevEnd.MatchString(s[:i]):
 			return i
 		}
 	}
 	return 0
 }
+
+// reAbbrevEnd ends a text with an abbreviation whose full stop ends no
+// sentence.
+var reAbbrevEnd = regexp.MustCompile(`(?i)(?:^|[^\w.])(?:e\.g|i\.e|etc|vs|cf|approx|incl|no|esp)\.$`)
 
 func (r *run) flashcards() {
 	backs := map[string]bool{}

@@ -85,8 +85,13 @@ func disputed(e *changelog.Entry) bool {
 
 // reCommentOnly starts an entry that changed only a code comment or a typo
 // ("Revised the comment about the feature-gate level for X from alpha to
-// beta"): nothing a user of the release meets, so nothing to learn.
-var reCommentOnly = regexp.MustCompile(`(?i)^\s*(?:revised?|updated?|fix(?:ed)?|corrected?|changed?|improved?)\s+(?:the\s+|a\s+|some\s+)?(?:code\s+)?(?:comments?|typos?)\b`)
+// beta", "kubeadm: fixed a small typo in …", "Updated API comments for
+// …"): nothing a user of the release meets, so nothing to learn. Comments
+// as such are not enough: "Fixed comments in kubeconfig files being
+// dropped" is a fix users meet.
+var reCommentOnly = regexp.MustCompile(`(?i)^\s*(?:[\w./-]+:\s+)?(?:revis|updat|fix|correct|chang|improv|adjust)\w*\s+` +
+	`(?:(?:the|a|an|some|several|small|minor|few)\s+){0,2}` +
+	`(?:typos?\b|(?:code|api|doc|inline|godoc)\s+comments?\b|comments?\s+(?:about|on|describing)\b)`)
 
 // add validates g and keeps it unless it fails or repeats an id. fact, when
 // not empty, names what the question asks so that a second question about
@@ -315,8 +320,13 @@ func entryText(e *changelog.Entry) string {
 	return strings.TrimSpace(strings.Join(parts, "\n"))
 }
 
-// reAuthor is a credit left in an entry's text: "author: @andrewsykim".
-var reAuthor = regexp.MustCompile(`[ \t]*\(?(?i:author)s?:[ \t]*@[\w-]+(?:,[ \t]*@[\w-]+)*\)?`)
+// reAuthor is a credit left in an entry's text: "author: @andrewsykim",
+// "(authors: @a, @b)", or one inside a parenthesis of other words ("(see
+// KEP-1669, author: @a)"), whose closing parenthesis stays.
+var reAuthor = regexp.MustCompile(`[ \t]*\((?i:author)s?:[ \t]*` + handles + `\)|[ \t]*,?[ \t]*(?i:author)s?:[ \t]*` + handles)
+
+// handles are GitHub handles: "@a, @b".
+const handles = `@[\w-]+(?:,[ \t]*@[\w-]+)*`
 
 // cleanText drops credits (reAuthor), carriage returns and trailing space
 // on each line.
