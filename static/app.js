@@ -31,6 +31,7 @@
     }
   });
 
+
   // Study keys. 1-4 grade, Enter grades with the preselected button, Space
   // reveals a flashcard. While typing in a field only Enter is handled, and
   // the browser already submits the form for it.
@@ -78,6 +79,32 @@
       evt.stopPropagation();
     }
   }, true);
+
+  // A study form htmx could not send (no connection, the server down) or
+  // whose answer did not come in time: the card stays as it was, and a
+  // message above it says so, so that the learner sends it again (a second
+  // send of one card records one review). The live region says it too.
+  function sendFailed(evt) {
+    var study = document.getElementById("study");
+    if (!study || !evt.target.closest || !evt.target.closest("#study")) {
+      return;
+    }
+    busy = false;
+    var msg = "送信できませんでした。接続を確かめて、もう一度送ってください。";
+    var p = study.querySelector(".send-error");
+    if (!p) {
+      p = document.createElement("p");
+      p.className = "form-error send-error";
+      study.insertBefore(p, study.firstChild);
+    }
+    p.textContent = msg;
+    var status = document.getElementById("study-status");
+    if (status) {
+      status.textContent = msg;
+    }
+  }
+  document.addEventListener("htmx:sendError", sendFailed);
+  document.addEventListener("htmx:timeout", sendFailed);
 
   document.addEventListener("keydown", function (evt) {
     if (evt.defaultPrevented || evt.altKey || evt.ctrlKey || evt.metaKey || evt.isComposing) {

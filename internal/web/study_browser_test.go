@@ -93,6 +93,12 @@ func studyBrowser(t *testing.T, env *studyEnv) (context.Context, string) {
 	t.Helper()
 	browser := chromium(t)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if env.unreachable.Load() {
+			if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+				conn.Close() // no answer at all
+				return
+			}
+		}
 		r.AddCookie(&http.Cookie{Name: sessionCookie, Value: env.alice.session})
 		env.ts.ServeHTTP(w, r)
 	}))
@@ -171,6 +177,17 @@ func TestStudyInBrowser(t *testing.T) {
 		chromedp.Evaluate[chromedp.Void](`document.body.dispatchEvent(new CustomEvent('htmx:afterSettle', {bubbles: true}))`))
 	if c := env.card(env.alice, "single"); !c.IsNew {
 		t.Errorf("Enter while htmx was busy graded the card: %+v", c.Card)
+	}
+	// A grade the browser cannot send leaves the card on screen with a
+	// message; sent again, it records one review.
+	const sendError = "送信できませんでした"
+	env.unreachable.Store(true)
+	step("grade while the server is unreachable", chromedp.KeyEvent("1"),
+		until("the message above the grade form", `(document.querySelector('#study .send-error') || {textContent: ''}).textContent.includes('`+sendError+`') && !!document.querySelector('#study form.study-grade')`),
+		until("the message to be announced", announces(sendError)))
+	env.unreachable.Store(false)
+	if c := env.card(env.alice, "single"); !c.IsNew {
+		t.Errorf("a grade that was never sent is recorded: %+v", c.Card)
 	}
 	step("grade with key 1", chromedp.KeyEvent("1"), until("the multi_choice question", `!!document.querySelector('input[name=sel]')`),
 		until("the grade to be announced", announces("Again で記録しました")))

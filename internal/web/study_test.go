@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -109,6 +110,9 @@ type studyEnv struct {
 	alice, bob studyClient
 	q          map[string]int64 // ext id -> question row id
 	retired    int64
+	// unreachable makes the browser tests' server drop every connection
+	// unanswered, as a server that is down or a lost connection does.
+	unreachable atomic.Bool
 }
 
 // studyClient sends requests with a real session cookie and the CSRF
