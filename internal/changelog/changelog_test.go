@@ -532,6 +532,10 @@ func TestStageWordingEnglish(t *testing.T) {
 		{"When you enable the `FancyGate` feature gate (off by default), widgets get faster.", "", "", ""},
 		{"Backends now revert to their old behavior when `FancyGate` is off.", "", "", ""},
 		{"Changed deprecated `FancyList` calls to `FancySet`.", "", "", ""},
+		// Something done with the flag went, not the flag.
+		{"Kubeadm: Removed the cleanup of the `--fancy-image` kubelet flag on upgrade.", "", "", ""},
+		{"Kubeadm: Removed usage of the deprecated `--fancy-check` flag.", "", "", ""},
+		{"Removed the workaround for `FancyGate` on Windows.", "", "", ""},
 	}, upstreamWith)
 }
 

@@ -610,11 +610,19 @@ func TestStageSubjects(t *testing.T) {
 		wantAsks bool
 	}{
 		{"a program named in code", upstreamKindDoc("1.40", kindCleanup, 4001,
-			"Kubeadm: Removed usage of the deprecated `etcd` flags `--widget-check` and `--sprocket-interval` if the `etcd` version is older than v3.6.0. Set them with `--feature-gates` instead."),
+			"Kubeadm: Removed the deprecated `etcd` flags `--widget-check` and `--sprocket-interval`. Set them with `--feature-gates` instead."),
 			"etcd", false},
 		{"the flags beside it", upstreamKindDoc("1.40", kindCleanup, 4001,
-			"Kubeadm: Removed usage of the deprecated `etcd` flags `--widget-check` and `--sprocket-interval` if the `etcd` version is older than v3.6.0. Set them with `--feature-gates` instead."),
+			"Kubeadm: Removed the deprecated `etcd` flags `--widget-check` and `--sprocket-interval`. Set them with `--feature-gates` instead."),
 			"--widget-check", true},
+		// Something done with a flag was removed, not the flag (1.36's
+		// #135701 and #135807).
+		{"usage of flags", upstreamKindDoc("1.40", kindCleanup, 4001,
+			"Kubeadm: Removed usage of the deprecated `etcd` flags `--widget-check` and `--sprocket-interval` if the `etcd` version is older than v3.6.0."),
+			"--widget-check", false},
+		{"the cleanup of a flag", upstreamKindDoc("1.40", kindCleanup, 4001,
+			"Kubeadm: Removed the cleanup of the `--widget-image` kubelet flag from `/var/lib/kubelet/kubeadm-flags.env` on upgrade. This cleanup was necessary when upgrading to `v1.39`."),
+			"--widget-image", false},
 		{"a product before a longer noun phrase", upstreamDoc("1.40", 4001, "WidgetCloud Cinder CSI migration is on by default."),
 			"WidgetCloud", false},
 		{"a field before a noun", upstreamKindDoc("1.40", "Deprecation", 4001, "The sprocket parameter for the in-tree gizmoCloud volume plugin is deprecated."),
