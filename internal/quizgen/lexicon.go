@@ -101,15 +101,6 @@ func lexiconFor(lang string) *lexicon {
 	return japanese
 }
 
-// lexiconOf picks the templates for a quoted text: Japanese when it holds
-// Japanese script, else English.
-func lexiconOf(text string) *lexicon {
-	if hasJapanese(text) {
-		return japanese
-	}
-	return english
-}
-
 func (l *lexicon) ja() bool { return l.code == LangJapanese }
 
 // fact states a stage change: "v1.36 で X は GA になった". Unless intro is
@@ -224,11 +215,19 @@ func (l *lexicon) verdict(truth bool) string {
 	return "False. "
 }
 
+// describePrompt asks which feature a description is of; where the
+// description named it, it says how the name is hidden.
 func (l *lexicon) describePrompt(masked string) string {
-	if l.ja() {
+	hidden := strings.Contains(masked, maskToken)
+	switch {
+	case l.ja() && hidden:
 		return "次の説明に当てはまる機能はどれ? (名前は " + maskToken + " で伏せてある)\n\n" + masked
+	case l.ja():
+		return "次の説明に当てはまる機能はどれ?\n\n" + masked
+	case hidden:
+		return "Which feature does this describe? (its name is hidden as " + maskToken + ")\n\n" + masked
 	}
-	return "Which feature does this describe? (its name is hidden as " + maskToken + ")\n\n" + masked
+	return "Which feature does this describe?\n\n" + masked
 }
 
 func (l *lexicon) answerIs(answer, from string, prs []int) string {

@@ -155,8 +155,20 @@ func TestTemplatesPerLanguage(t *testing.T) {
 						t.Errorf("%s: prompt %q explanation %q: Japanese %v, want %v", q.ExtID, q.Prompt, q.Explanation, !tt.wantJa, tt.wantJa)
 					}
 				case GenCloze, GenFeatureFromDescription:
-					if hasJapanese(q.Prompt + q.Explanation) {
-						t.Errorf("%s: %q does not keep its English source's language", q.ExtID, q.Prompt)
+					// The words around a quote are the deck's language;
+					// the quote stays as the changelog wrote it.
+					if hasJapanese(q.Explanation) != tt.wantJa {
+						t.Errorf("%s: explanation %q: Japanese %v, want %v", q.ExtID, q.Explanation, !tt.wantJa, tt.wantJa)
+					}
+					if g.Provenance.Generator == GenFeatureFromDescription && hasJapanese(q.Prompt) != tt.wantJa {
+						t.Errorf("%s: prompt %q: Japanese %v, want %v", q.ExtID, q.Prompt, !tt.wantJa, tt.wantJa)
+					}
+					quoted := quiz.ClozeText(q.Prompt)
+					if g.Provenance.Generator == GenFeatureFromDescription {
+						_, quoted, _ = strings.Cut(q.Prompt, "\n\n")
+					}
+					if !strings.Contains(quoted, " the ") || hasJapanese(quoted) {
+						t.Errorf("%s: %q does not quote the English entry", q.ExtID, quoted)
 					}
 				}
 			}

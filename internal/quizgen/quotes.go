@@ -139,7 +139,7 @@ func (r *run) cloze() {
 		if refs := prRefs(prs); refs != "" {
 			prompt += " (" + refs + ")"
 		}
-		l := lexiconOf(text)
+		l := r.lang // the deck's language; the text is quoted as it is
 		expl := r.withHistory(l, l.gapIs(text[locs[0][0]:locs[0][1]], r.documentLabel(l), prs), feature)
 		q := quiz.Question{
 			ExtID:       extID(GenCloze, r.doc.Key, e.Key, feature, ""),
@@ -287,7 +287,7 @@ func (r *run) featureFromDescription() {
 		slices.SortFunc(choices, func(a, b string) int {
 			return cmp.Compare(hash64(id, "order", changelog.FeatureKey(a)), hash64(id, "order", changelog.FeatureKey(b)))
 		})
-		l := lexiconOf(desc)
+		l := r.lang // the deck's language; the description is quoted as it is
 		var prs []int
 		if c.e != nil {
 			prs = positivePRs(c.e.PRs)
