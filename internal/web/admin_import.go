@@ -85,6 +85,9 @@ func (s *Server) importPreview(c echo.Context) error {
 	ctx := c.Request().Context()
 	prune := c.QueryParam("prune") == "1"
 	files, err := s.db.Upload(ctx, c.Param("id"), u.ID, "yaml", time.Now())
+	if errors.Is(err, quiz.ErrNotFound) {
+		return s.uploadGone(c, c.Param("id"), "/admin/import/"+c.Param("id")+"/done", err) // Back, after the apply
+	}
 	if err != nil {
 		return err
 	}
@@ -166,9 +169,9 @@ func (s *Server) importApply(c echo.Context) error {
 	return c.Redirect(http.StatusSeeOther, done)
 }
 
-// uploadGone answers an apply of an upload that is gone: a redirect to
-// done when a submit before this one applied it (a double click, or a
-// reload), otherwise err, a 404.
+// uploadGone answers a request for an upload that is gone: a redirect to
+// done when it was applied (a double click or a reload of the apply, Back
+// to its preview), otherwise err, a 404.
 func (s *Server) uploadGone(c echo.Context, id, done string, err error) error {
 	runs, rerr := s.db.UploadRuns(c.Request().Context(), id)
 	if rerr != nil {

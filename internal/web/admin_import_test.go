@@ -118,9 +118,10 @@ func TestAdminImportFlow(t *testing.T) {
 	if err != nil || len(decks) != 1 || decks[0].Questions == 0 {
 		t.Fatalf("after apply: decks %+v, %v", decks, err)
 	}
-	// The upload is gone once applied.
-	if rec := admin.get(preview); rec.Code != http.StatusNotFound {
-		t.Errorf("preview after apply = %d, want 404", rec.Code)
+	// The upload is gone once applied: Back to its preview leads to the
+	// page of what it imported.
+	if rec := admin.get(preview); rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != preview+"/done" {
+		t.Errorf("preview after apply = %d to %q, want a 303 to the done page", rec.Code, rec.Header().Get("Location"))
 	}
 
 	// A reworded question shows up as one update with its diff.
@@ -254,8 +255,8 @@ func TestAdminImportAppliesWhatWasPreviewed(t *testing.T) {
 			}
 		})
 	}
-	if body := admin.get(preview + "?changed=1").Code; body != http.StatusNotFound {
-		t.Errorf("the applied upload's preview = %d, want 404", body)
+	if rec := admin.get(preview + "?changed=1"); rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != preview+"/done" {
+		t.Errorf("the applied upload's preview = %d to %q, want a 303 to its done page", rec.Code, rec.Header().Get("Location"))
 	}
 	if d, err := ts.db.ListDecks(ctx); err != nil || len(d) != 1 || d[0].Title != "v1.36 SIG-Node (renamed)" {
 		t.Errorf("decks after apply: %+v, %v", d, err)

@@ -261,6 +261,9 @@ func (h *ingester) preview(c echo.Context) error {
 	job, ok := h.jobs.get(jobKey(id, o), u.ID)
 	if !ok {
 		files, err := h.s.db.Upload(c.Request().Context(), id, u.ID, "changelog", time.Now())
+		if errors.Is(err, quiz.ErrNotFound) {
+			return h.s.uploadGone(c, id, "/admin/ingest", err) // Back, after the apply
+		}
 		if err != nil {
 			return err
 		}

@@ -175,6 +175,10 @@ func TestAdminIngestFlow(t *testing.T) {
 	if rec := admin.post(apply, u.Query()); rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != "/admin/ingest" {
 		t.Errorf("second apply = %d to %q, want a 303 to /admin/ingest", rec.Code, rec.Header().Get("Location"))
 	}
+	// And Back to the preview too.
+	if rec := admin.get(preview); rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != "/admin/ingest" {
+		t.Errorf("preview after apply = %d to %q, want a 303 to /admin/ingest", rec.Code, rec.Header().Get("Location"))
+	}
 	if runs, err := ts.db.ImportRuns(ctx, 10); err != nil || len(runs) != 1 {
 		t.Errorf("import runs after two applies = %d, %v; want 1", len(runs), err)
 	}
