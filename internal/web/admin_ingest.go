@@ -413,6 +413,10 @@ func (h *ingester) document(c echo.Context) error {
 		page.Notice = fmt.Sprintf("%d 問を退役させました。", n)
 	case c.QueryParam("edited") == "1":
 		page.Notice = "問題の文面を保存しました。"
+	case c.QueryParam("none") == "1":
+		page.Problem = "問題が選ばれていません。公開または退役させる問題にチェックを入れてから押してください。"
+	case c.QueryParam("confirm") == "1":
+		page.Problem = "すべてを公開または退役させるには、ボタンの上の確認にチェックを入れてください。何も変えていません。"
 	}
 	noStore(c)
 	return h.s.render(c, http.StatusOK, views.AdminIngestDocument(h.s.page(c, docTitle(doc)), page))
@@ -440,8 +444,12 @@ func (h *ingester) setStatus(c echo.Context, status quiz.Status) error {
 		}
 		ids = append(ids, n)
 	}
-	if len(ids) == 0 {
-		return inputError{"問題が選ばれていません"}
+	// Nothing chosen, or "all" not confirmed: the page again, saying so.
+	switch {
+	case len(ids) == 0:
+		return c.Redirect(http.StatusSeeOther, documentURL(id)+"?none=1")
+	case form.Get("all") == "1" && form.Get("confirm") != "1":
+		return c.Redirect(http.StatusSeeOther, documentURL(id)+"?confirm=1")
 	}
 	doc, err := h.s.db.ChangelogDocumentByID(ctx, id)
 	if err != nil {

@@ -231,6 +231,42 @@ func TestAdminIngestFlow(t *testing.T) {
 		t.Errorf("a refused publish changed the published set: %d", len(pub))
 	}
 
+	// Nothing chosen, or "all" unconfirmed: the document again, saying
+	// why, and nothing changed.
+	body = admin.get(docPage).Body.String()
+	for _, want := range []string{`name="confirm" value="1" required`, `id="ingest-publish-all"`, `id="ingest-retire-all"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the document page lacks %q", want)
+		}
+	}
+	allDrafts := url.Values{"all": {"1"}}
+	for _, q := range drafts {
+		allDrafts.Add("ids", fmt.Sprint(q.ID))
+	}
+	refusals := []struct {
+		name, path string
+		form       url.Values
+		wantTo     string
+		wantText   string
+	}{
+		{"publish nothing", docPage + "/publish", url.Values{}, docPage + "?none=1", "問題が選ばれていません"},
+		{"retire nothing", docPage + "/retire", url.Values{}, docPage + "?none=1", "問題が選ばれていません"},
+		{"publish all unconfirmed", docPage + "/publish", allDrafts, docPage + "?confirm=1", "確認にチェックを入れてください"},
+	}
+	for _, tt := range refusals {
+		rec := admin.post(tt.path, tt.form)
+		if rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != tt.wantTo {
+			t.Errorf("%s = %d to %q, want a 303 to %s", tt.name, rec.Code, rec.Header().Get("Location"), tt.wantTo)
+			continue
+		}
+		if page := admin.get(tt.wantTo); page.Code != http.StatusOK || !strings.Contains(page.Body.String(), tt.wantText) {
+			t.Errorf("%s: the page says nothing of %q (%d)", tt.name, tt.wantText, page.Code)
+		}
+	}
+	if pub, _ := ts.db.DeckQuestions(ctx, "v1-36-sig-node", true); len(pub) != 2 {
+		t.Errorf("refused requests changed the published set: %d", len(pub))
+	}
+
 	// Retire one of the published ones.
 	if rec := admin.post(docPage+"/retire", url.Values{"ids": {fmt.Sprint(chosen[0])}}); rec.Code != http.StatusSeeOther {
 		t.Fatalf("retire = %d", rec.Code)
@@ -300,6 +336,26 @@ func TestAdminIngestFlow(t *testing.T) {
 	rec = waitPreview(t, admin, rec.Header().Get("Location"))
 	if !strings.Contains(rec.Body.String(), "文書: 変更なし") {
 		t.Errorf("re-upload preview does not say unchanged")
+	}
+
+	// Every draft at once, confirmed; then every published one at once.
+	allDrafts.Set("confirm", "1")
+	if rec := admin.post(docPage+"/publish", allDrafts); rec.Code != http.StatusSeeOther {
+		t.Fatalf("publish all = %d", rec.Code)
+	}
+	pub, _ = ts.db.DeckQuestions(ctx, "v1-36-sig-node", true)
+	if len(pub) != len(drafts) {
+		t.Errorf("after publishing all: %d published, want %d", len(pub), len(drafts))
+	}
+	allPublished := url.Values{"all": {"1"}, "confirm": {"1"}}
+	for _, q := range pub {
+		allPublished.Add("ids", fmt.Sprint(q.ID))
+	}
+	if rec := admin.post(docPage+"/retire", allPublished); rec.Code != http.StatusSeeOther {
+		t.Fatalf("retire all = %d", rec.Code)
+	}
+	if pub, _ := ts.db.DeckQuestions(ctx, "v1-36-sig-node", true); len(pub) != 0 {
+		t.Errorf("after retiring all: %d published, want 0", len(pub))
 	}
 }
 
