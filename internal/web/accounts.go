@@ -62,6 +62,7 @@ const (
 	msgBadCredentials  = "ログイン名またはパスワードが違います。"
 	msgTooManyAttempts = "ログインの試行が多すぎます。15 分ほど待ってから、もう一度お試しください。"
 	msgPasswordsDiffer = "確認用のパスワードが一致しません。"
+	msgAccountDisabled = "このアカウントは管理者によって無効にされています。使うには管理者に連絡してください。"
 	msgLoginTaken      = "このログイン名は使えません。別の名前を選んでください。"
 	msgInviteInvalid   = "招待コードが無効か、使用済みか、期限切れです。"
 	msgInviteNeeded    = "登録には招待コードが必要です。"
@@ -176,6 +177,10 @@ func (a *accounts) login(c echo.Context) error {
 	if reason != "" {
 		a.log.WarnContext(ctx, "sign-in failed", "login", logSafe(name), "ip", c.RealIP(), "reason", reason)
 		form.Error = msgBadCredentials
+		if reason == "disabled" {
+			// Only with the right password: whoever reads this knows it.
+			form.Error = msgAccountDisabled
+		}
 		return a.render(c, http.StatusUnprocessableEntity, views.LoginPage(a.page(c, "ログイン"), form))
 	}
 	if err := a.attemptSucceeded(c, name); err != nil {
