@@ -269,6 +269,19 @@ func (db *DB) SetDisplayName(ctx context.Context, userID int64, name string) err
 	return nil
 }
 
+// SetTimezone sets the IANA time zone whose 04:00 starts the user's study
+// days. The caller checks that the zone loads; the day's counts under the
+// old zone are rebuilt under the new one on the next review.
+func (db *DB) SetTimezone(ctx context.Context, userID int64, zone string) error {
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		return expectOne(tx.ExecContext(ctx, `UPDATE users SET timezone = ? WHERE id = ?`, zone, userID))
+	})
+	if err != nil {
+		return fmt.Errorf("store: set time zone of user %d: %w", userID, err)
+	}
+	return nil
+}
+
 // SetStudyLimits sets a user's daily limits: first reviews of new cards and
 // reviews of cards in review per study day. Negative limits are
 // quiz.ErrInvalid; an unknown user is quiz.ErrNotFound.

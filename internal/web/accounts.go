@@ -46,6 +46,7 @@ func (s *Server) accountRoutes(e *echo.Echo) {
 	e.Match(getHead, "/account", a.accountPage, s.requireUser)
 	e.POST("/account/name", a.changeName, s.requireUser)
 	e.POST("/account/limits", a.changeLimits, s.requireUser)
+	e.POST("/account/timezone", a.changeTimezone, s.requireUser)
 	e.POST("/account/password", a.changePassword, s.requireUser)
 
 	e.Match(getHead, "/admin/users", a.adminUsers, s.requireUser, s.requireAdmin)
@@ -62,6 +63,7 @@ const (
 	msgBadCredentials  = "ログイン名またはパスワードが違います。"
 	msgTooManyAttempts = "ログインの試行が多すぎます。15 分ほど待ってから、もう一度お試しください。"
 	msgPasswordsDiffer = "確認用のパスワードが一致しません。"
+	msgTimezoneUnknown = "タイムゾーンは Asia/Tokyo や Europe/Berlin のような IANA の名前で入力してください。"
 	msgAccountDisabled = "このアカウントは管理者によって無効にされています。使うには管理者に連絡してください。"
 	msgLoginTaken      = "このログイン名は使えません。別の名前を選んでください。"
 	msgInviteInvalid   = "招待コードが無効か、使用済みか、期限切れです。"
@@ -379,6 +381,8 @@ func accountNotice(done string) string {
 		return "表示名を保存しました。"
 	case "limits":
 		return "1 日の学習量を保存しました。"
+	case "timezone":
+		return "タイムゾーンを保存しました。"
 	case "password":
 		return "パスワードを変更しました。ほかの端末のログインは終了しました。"
 	}
@@ -387,8 +391,40 @@ func accountNotice(done string) string {
 
 func (a *accounts) accountForm(c echo.Context) views.AccountForm {
 	u, _ := currentUser(c)
-	return views.AccountForm{Login: u.Login, DisplayName: u.DisplayName, Admin: u.IsAdmin(),
-		NewPerDay: strconv.Itoa(u.NewPerDay), ReviewsPerDay: strconv.Itoa(u.ReviewsPerDay)}
+	f := views.AccountForm{Login: u.Login, DisplayName: u.DisplayName, Admin: u.IsAdmin(),
+		NewPerDay: strconv.Itoa(u.NewPerDay), ReviewsPerDay: strconv.Itoa(u.ReviewsPerDay), Timezone: u.Timezone}
+	f.LocalTime = time.Now().In(userLocation(u)).Format("2006-01-02 15:04")
+	return f
+}
+
+// changeTimezone sets the zone whose 04:00 starts the learner's study days:
+// an IANA name such as Asia/Tokyo that loads here.
+func (a *accounts) changeTimezone(c echo.Context) error {
+	u, _ := currentUser(c)
+	zone, msg := timezoneProblem(c.FormValue("timezone"))
+	if msg != "" {
+		f := a.accountForm(c)
+		f.Timezone, f.TimezoneError = zone, msg
+		return a.render(c, http.StatusUnprocessableEntity, views.AccountPage(a.page(c, "アカウント"), f))
+	}
+	if err := a.db.SetTimezone(c.Request().Context(), u.ID, zone); err != nil {
+		return err
+	}
+	return c.Redirect(http.StatusSeeOther, "/account?done=timezone#timezone")
+}
+
+// timezoneProblem reads a time zone name; the message says what is wrong
+// with it. "Local" (the server's own zone) and "UTC" spelled as "" are not
+// names a learner means.
+func timezoneProblem(s string) (string, string) {
+	zone := strings.TrimSpace(norm.NFKC.String(s))
+	if zone == "" || len(zone) > 64 || zone == "Local" {
+		return zone, msgTimezoneUnknown
+	}
+	if _, err := time.LoadLocation(zone); err != nil {
+		return zone, msgTimezoneUnknown
+	}
+	return zone, ""
 }
 
 func (a *accounts) accountPage(c echo.Context) error {

@@ -1035,3 +1035,63 @@ func TestStudyTwoPagesOfOneCard(t *testing.T) {
 		}
 	}
 }
+
+// TestTimezoneForm: a learner sets the zone whose 04:00 starts their
+// study days; a name that does not load is refused, named in the form, and
+// stores nothing. (How the study day follows a new zone is the store's
+// TestDailyReviewCounts.)
+func TestTimezoneForm(t *testing.T) {
+	env := newStudyEnv(t)
+	cl := env.alice
+	zone := func() string {
+		t.Helper()
+		c, err := env.ts.db.Credentials(context.Background(), "alice")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.User.Timezone
+	}
+	if page := cl.get("/account", false).Body.String(); !strings.Contains(page, `name="timezone"`) || !strings.Contains(page, `value="Asia/Tokyo"`) {
+		t.Fatalf("the account page lacks the time zone form with the default: %.3000s", page)
+	}
+	tests := []struct {
+		name, sent string
+		want       int
+		wantZone   string
+	}{
+		{"a zone", "Europe/Berlin", http.StatusSeeOther, "Europe/Berlin"},
+		{"spaces and full-width letters", " Ａｍｅｒｉｃａ/Ｎｅｗ_Ｙｏｒｋ ", http.StatusSeeOther, "America/New_York"},
+		{"unknown", "Mars/Olympus_Mons", http.StatusUnprocessableEntity, "America/New_York"},
+		{"the server's own", "Local", http.StatusUnprocessableEntity, "America/New_York"},
+		{"empty", "", http.StatusUnprocessableEntity, "America/New_York"},
+		{"a path", "../../../etc/passwd", http.StatusUnprocessableEntity, "America/New_York"},
+		{"markup", `<b>Asia/Tokyo</b>`, http.StatusUnprocessableEntity, "America/New_York"},
+		{"UTC", "UTC", http.StatusSeeOther, "UTC"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := cl.post("/account/timezone", url.Values{"timezone": {tt.sent}}, false)
+			if rec.Code != tt.want {
+				t.Fatalf("POST /account/timezone = %d, want %d: %.500s", rec.Code, tt.want, rec.Body.String())
+			}
+			if got := zone(); got != tt.wantZone {
+				t.Errorf("time zone = %q, want %q", got, tt.wantZone)
+			}
+			if tt.want == http.StatusSeeOther {
+				if loc := rec.Header().Get("Location"); loc != "/account?done=timezone#timezone" {
+					t.Errorf("redirect to %q", loc)
+				}
+				return
+			}
+			body := rec.Body.String()
+			input := regexp.MustCompile(`<input id="timezone-name"[^>]*>`).FindString(body)
+			if !strings.Contains(body, msgTimezoneUnknown) || !strings.Contains(input, `aria-invalid="true"`) || !strings.Contains(input, "autofocus") ||
+				!strings.Contains(input, `value="`+html.EscapeString(strings.TrimSpace(tt.sent))+`"`) {
+				t.Errorf("refusal lacks the message, the marked field or the value sent: %s", input)
+			}
+		})
+	}
+	if page := cl.get("/account?done=timezone", false).Body.String(); !strings.Contains(page, "タイムゾーンを保存しました。") {
+		t.Error("no notice after saving the time zone")
+	}
+}
