@@ -79,6 +79,10 @@ func TestEditFocus(t *testing.T) {
 				if m := focused.FindStringSubmatch(b.String()); m == nil || m[1] != tt.want {
 					t.Fatalf("focus on %v, want %s (problems %v)", m, tt.want, ve.Problems)
 				}
+				// The list starts with the focused input's problem.
+				if first := regexp.MustCompile(`<ul id="edit-problems"><li><a href="#([a-z-]+)"`).FindStringSubmatch(b.String()); first == nil || first[1] != tt.want {
+					t.Fatalf("the list of problems starts with %v, want %s", first, tt.want)
+				}
 			}
 		})
 	}
