@@ -347,3 +347,31 @@ func TestEmptyQueueLimits(t *testing.T) {
 		})
 	}
 }
+
+// TestGivenText: the feedback's "your answer" line, with each gap of a
+// cloze of several numbered as the form numbered it.
+func TestGivenText(t *testing.T) {
+	two := quiz.Question{Type: quiz.Cloze, Prompt: "{{ImageVolume}} は v{{1.36}} で GA"}
+	one := quiz.Question{Type: quiz.Cloze, Prompt: "{{ImageVolume}} は GA"}
+	order := quiz.Question{Type: quiz.Order, Items: []string{"alpha", "beta", "GA"}}
+	tests := []struct {
+		name string
+		q    quiz.Question
+		r    quiz.Response
+		want string
+	}{
+		{"two gaps, the first empty", two, quiz.Response{Texts: []string{"", "１．２５"}}, "空欄 1: " + notAnswered + " / 空欄 2: １．２５"},
+		{"two gaps", two, quiz.Response{Texts: []string{"ImageVolume", "1.36"}}, "空欄 1: ImageVolume / 空欄 2: 1.36"},
+		{"two gaps, none answered", two, quiz.Response{Texts: []string{" ", ""}}, notAnswered},
+		{"one gap", one, quiz.Response{Texts: []string{"ImageVolume"}}, "ImageVolume"},
+		{"one gap, empty", one, quiz.Response{Texts: []string{""}}, notAnswered},
+		{"order", order, quiz.Response{Order: []int{1, 0, 2}}, "beta → alpha → GA"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := givenText(tt.q, tt.r); got != tt.want {
+				t.Errorf("givenText = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

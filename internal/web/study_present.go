@@ -437,6 +437,23 @@ func givenText(q quiz.Question, r quiz.Response) string {
 		return truthText(r.Bool)
 	case quiz.Cloze, quiz.Typed:
 		sep = " / "
+		if len(r.Texts) > 1 {
+			// Several gaps: each answer with its gap's number, as the
+			// form named them, an empty one included.
+			answered := false
+			for i, t := range r.Texts {
+				if strings.TrimSpace(t) == "" {
+					t = notAnswered
+				} else {
+					answered = true
+				}
+				parts = append(parts, fmt.Sprintf("空欄 %d: %s", i+1, t))
+			}
+			if !answered {
+				parts = nil
+			}
+			break
+		}
 		for _, t := range r.Texts {
 			if strings.TrimSpace(t) != "" {
 				parts = append(parts, t)
