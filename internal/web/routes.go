@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"net/url"
 
 	"github.com/labstack/echo/v4"
 
@@ -28,6 +29,42 @@ func (s *Server) routes() {
 	admin := guarded{e: e, prefix: "/admin", mw: []echo.MiddlewareFunc{s.requireUser, s.requireAdmin}}
 	s.importRoutes(admin)
 	s.ingestRoutes(admin)
+
+	formPages(e)
+}
+
+// formPages answers a GET of a form's action with the page that holds the
+// form. After a refused form the address bar shows the action's URL; a
+// learner who opens it again gets that page, not "method not allowed".
+// Each page checks its own access.
+func formPages(e *echo.Echo) {
+	getHead := []string{http.MethodGet, http.MethodHead}
+	to := func(page string) echo.HandlerFunc {
+		return func(c echo.Context) error { return c.Redirect(http.StatusSeeOther, page) }
+	}
+	for page, actions := range map[string][]string{
+		"/":            {"/logout"},
+		"/account":     {"/account/name", "/account/limits", "/account/timezone", "/account/password"},
+		"/admin/users": {"/admin/users/registration", "/admin/users/invites", "/admin/users/invites/revoke", "/admin/users/:id/disable", "/admin/users/:id/enable", "/admin/users/:id/signout"},
+		"/decks":       {"/decks/:slug/subscription"},
+		"/study":       {"/study/grade"},
+	} {
+		for _, a := range actions {
+			e.Match(getHead, a, to(page))
+		}
+	}
+	// Actions on one upload or document lead to its page: a path of the
+	// same id, which the page itself looks up. (A page of its own under
+	// such a path, /admin/import/:id/done, is a static segment and wins.)
+	e.Match(getHead, "/admin/import/:id/:action", func(c echo.Context) error {
+		return c.Redirect(http.StatusSeeOther, "/admin/import/"+url.PathEscape(c.Param("id")))
+	})
+	e.Match(getHead, "/admin/ingest/:id/:action", func(c echo.Context) error {
+		return c.Redirect(http.StatusSeeOther, "/admin/ingest/"+url.PathEscape(c.Param("id")))
+	})
+	e.Match(getHead, "/admin/ingest/documents/:doc/:action", func(c echo.Context) error {
+		return c.Redirect(http.StatusSeeOther, "/admin/ingest/documents/"+url.PathEscape(c.Param("doc")))
+	})
 }
 
 // guarded registers routes behind middleware. Unlike echo's Group it adds no

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"mime/multipart"
 	"net"
 	"net/http"
@@ -540,5 +541,48 @@ func TestEveryPostNeedsCSRF(t *testing.T) {
 	}
 	if c, err := ts.db.Credentials(context.Background(), "member1"); err != nil || c.Disabled {
 		t.Errorf("member1 after the refused posts: %+v, %v", c, err)
+	}
+}
+
+// TestFormActionsAsPages: a form's action opened as a page (the address
+// bar after a refused form shows it) leads to the page that holds the
+// form, and changes nothing.
+func TestFormActionsAsPages(t *testing.T) {
+	ts := withAdmin(t, newAccountServer(t, Config{}))
+	cl := newClient(t, ts, "192.0.2.40")
+	cl.mustLogin("root", adminPassword)
+	before, _ := ts.db.TableChecksums(context.Background())
+	tests := []struct{ path, want string }{
+		{"/logout", "/"},
+		{"/account/limits", "/account"},
+		{"/account/timezone", "/account"},
+		{"/account/password", "/account"},
+		{"/admin/users/invites", "/admin/users"},
+		{"/admin/users/invites/revoke", "/admin/users"},
+		{"/admin/users/2/disable", "/admin/users"},
+		{"/decks/v1-36-sig-node/subscription", "/decks"},
+		{"/study/grade", "/study"},
+		{"/admin/import/0123abcd/apply", "/admin/import/0123abcd"},
+		{"/admin/ingest/0123abcd/cancel", "/admin/ingest/0123abcd"},
+		{"/admin/ingest/documents/7/publish", "/admin/ingest/documents/7"},
+	}
+	for _, tt := range tests {
+		rec := cl.get(tt.path)
+		if rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != tt.want {
+			t.Errorf("GET %s = %d to %q, want a 303 to %s", tt.path, rec.Code, rec.Header().Get("Location"), tt.want)
+		}
+	}
+	if cl.signedInAs() != "root" {
+		t.Error("GET /logout signed out")
+	}
+	after, _ := ts.db.TableChecksums(context.Background())
+	delete(before, "sessions")
+	delete(after, "sessions")
+	if !maps.Equal(before, after) {
+		t.Error("opening form actions as pages changed the database")
+	}
+	// The pages of their own under such paths stay themselves.
+	if rec := cl.get("/admin/import/0123abcd/done"); rec.Code != http.StatusNotFound {
+		t.Errorf("GET the done page of an unknown upload = %d, want 404", rec.Code)
 	}
 }
