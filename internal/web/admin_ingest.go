@@ -28,7 +28,7 @@ const maxIngestFiles = 10
 
 // ingestLimits are the ingest form's limits: its files may add up to more
 // than the body limit.
-var ingestLimits = views.UploadLimits{Files: maxIngestFiles, FileSize: sizeText(changelog.MaxDocumentSize), Total: uploadBodyLimit + "B"}
+var ingestLimits = views.UploadLimits{Files: maxIngestFiles, FileSize: sizeText(changelog.MaxDocumentSize), Total: uploadBodyText}
 
 // generateFunc builds questions from a document; quizgen.Generate in
 // production, a stand-in in tests.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -13,10 +14,15 @@ import (
 const csrfContextKey = "csrf"
 
 // Request body limits: small for forms, larger for the admin upload routes.
+// In echo's notation "M" is a million bytes (MB), not MiB.
 const (
 	bodyLimit       = "1M"
 	uploadBodyLimit = "6M"
 )
+
+// uploadBodyText is uploadBodyLimit as pages state it, with the unit's
+// space: "6 MB", beside per-file sizes in MiB.
+var uploadBodyText = strings.TrimSuffix(uploadBodyLimit, "M") + " MB"
 
 // isUpload reports whether a request posts files to an admin upload route
 // and carries a session cookie: only then does it get the larger body limit.

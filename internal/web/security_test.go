@@ -362,7 +362,7 @@ func TestUploadLimitNeedsSession(t *testing.T) {
 	// back to the upload form.
 	huge := map[string][]byte{"a.md": bytes.Repeat([]byte("#"), 2<<20), "b.md": bytes.Repeat([]byte("#"), 2<<20), "c.md": bytes.Repeat([]byte("#"), 2<<20)}
 	rec := admin.postFiles("/admin/ingest", huge)
-	if body := rec.Body.String(); rec.Code != http.StatusRequestEntityTooLarge || !strings.Contains(body, "合計 6MB まで") ||
+	if body := rec.Body.String(); rec.Code != http.StatusRequestEntityTooLarge || !strings.Contains(body, "合計 6 MB まで") ||
 		!strings.Contains(body, `<a href="/admin/ingest">アップロードの画面に戻る</a>`) {
 		t.Errorf("6 MB upload by the admin = %d: %.3000s", rec.Code, body)
 	}
