@@ -107,22 +107,22 @@ func displayNameProblem(name string) (string, string) {
 }
 
 // newAccountProblem checks everything a new account needs.
-func newAccountProblem(login, displayName, password, password2 string) (string, string, string) {
+func newAccountProblem(login, displayName, password, password2 string) (string, string, string, string) {
 	login, msg := loginProblem(login)
 	if msg != "" {
-		return login, displayName, msg
+		return login, displayName, msg, "login"
 	}
 	displayName, msg = displayNameProblem(displayName)
 	if msg != "" {
-		return login, displayName, msg
+		return login, displayName, msg, "display_name"
 	}
 	if msg := passwordProblem(password, login, displayName); msg != "" {
-		return login, displayName, msg
+		return login, displayName, msg, "password"
 	}
 	if password != password2 {
-		return login, displayName, msgPasswordsDiffer
+		return login, displayName, msgPasswordsDiffer, "password"
 	}
-	return login, displayName, ""
+	return login, displayName, "", ""
 }
 
 // safeNext returns next when it is a path on this server, else "/". Only
@@ -298,14 +298,13 @@ func (a *accounts) register(c echo.Context) error {
 	}
 	password := c.FormValue("password")
 	f.Invite = strings.TrimSpace(c.FormValue("invite"))
-	var login, name, msg string
-	login, name, msg = newAccountProblem(c.FormValue("login"), c.FormValue("display_name"), password, c.FormValue("password2"))
+	login, name, msg, field := newAccountProblem(c.FormValue("login"), c.FormValue("display_name"), password, c.FormValue("password2"))
 	f.Login, f.DisplayName = login, name
 	if msg == "" && f.InviteOnly && f.Invite == "" {
-		msg = msgInviteNeeded
+		msg, field = msgInviteNeeded, "invite"
 	}
 	if msg != "" {
-		f.Error = msg
+		f.Error, f.ErrorField = msg, field
 		return a.render(c, http.StatusUnprocessableEntity, views.RegisterPage(a.page(c, "アカウント登録"), f))
 	}
 	ok, err := a.reserveRegistration(c)
@@ -327,7 +326,10 @@ func (a *accounts) register(c echo.Context) error {
 			return err
 		}
 		a.log.InfoContext(ctx, "registration refused", "login", logSafe(login), "ip", c.RealIP(), "reason", reason)
-		f.Error = msg
+		f.Error, f.ErrorField = msg, "login"
+		if msg != msgLoginTaken {
+			f.ErrorField = "invite"
+		}
 		return a.render(c, http.StatusUnprocessableEntity, views.RegisterPage(a.page(c, "アカウント登録"), f))
 	}
 	hash, err := a.hash.hash(ctx, password)
@@ -337,11 +339,11 @@ func (a *accounts) register(c echo.Context) error {
 	u, err := a.db.Register(ctx, store.NewUser{Login: login, DisplayName: name, PasswordHash: hash}, invite, time.Now())
 	switch {
 	case errors.Is(err, store.ErrLoginTaken):
-		f.Error = msgLoginTaken
+		f.Error, f.ErrorField = msgLoginTaken, "login"
 	case errors.Is(err, store.ErrTokenInvalid):
-		f.Error = msgInviteInvalid
+		f.Error, f.ErrorField = msgInviteInvalid, "invite"
 	case errors.Is(err, store.ErrRegistrationClosed):
-		f.Error = msgInviteNeeded
+		f.Error, f.ErrorField = msgInviteNeeded, "invite"
 		f.InviteOnly = true
 	case err != nil:
 		return err
@@ -539,7 +541,7 @@ func (a *accounts) changePassword(c echo.Context) error {
 // CreateUser adds an account after the same checks as registration (login
 // name, display name, password policy). The command line uses it.
 func (s *Server) CreateUser(ctx context.Context, login, displayName, password string, role quiz.Role) (quiz.User, error) {
-	login, displayName, msg := newAccountProblem(login, displayName, password, password)
+	login, displayName, msg, _ := newAccountProblem(login, displayName, password, password)
 	if msg != "" {
 		return quiz.User{}, fmt.Errorf("%s: %w", msg, quiz.ErrInvalid)
 	}

@@ -83,9 +83,9 @@ func (a *accounts) setup(c echo.Context) error {
 	if !ok {
 		return invalid()
 	}
-	login, name, msg := newAccountProblem(c.FormValue("login"), c.FormValue("display_name"), password, c.FormValue("password2"))
+	login, name, msg, field := newAccountProblem(c.FormValue("login"), c.FormValue("display_name"), password, c.FormValue("password2"))
 	if msg != "" {
-		f := views.SetupForm{Token: tok, Login: login, DisplayName: name, Error: msg}
+		f := views.SetupForm{Token: tok, Login: login, DisplayName: name, Error: msg, ErrorField: field}
 		return a.render(c, http.StatusUnprocessableEntity, views.SetupPage(a.page(c, "初期設定"), f))
 	}
 	hash, err := a.hash.hash(ctx, password)

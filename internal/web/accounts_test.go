@@ -857,20 +857,25 @@ func TestRegistrationValidation(t *testing.T) {
 	tests := []struct {
 		name, login, pw, pw2 string
 		want                 string
+		wantFocus            string // the input marked and focused
 	}{
-		{"taken", "ROOT", memberPassword, memberPassword, msgLoginTaken},
-		{"bad login", "a b", memberPassword, memberPassword, "ログイン名は"},
-		{"short login", "ab", memberPassword, memberPassword, "ログイン名は"},
-		{"mismatch", "gina", memberPassword, "other", msgPasswordsDiffer},
-		{"password is login", "ginaginagina", "GinaGinaGina", "GinaGinaGina", "推測しやすい"},
-		{"short password", "gina", "nine char", "nine char", "10文字以上"},
+		{"taken", "ROOT", memberPassword, memberPassword, msgLoginTaken, "login"},
+		{"bad login", "a b", memberPassword, memberPassword, "ログイン名は", "login"},
+		{"short login", "ab", memberPassword, memberPassword, "ログイン名は", "login"},
+		{"mismatch", "gina", memberPassword, "other", msgPasswordsDiffer, "password"},
+		{"password is login", "ginaginagina", "GinaGinaGina", "GinaGinaGina", "推測しやすい", "password"},
+		{"short password", "gina", "nine char", "nine char", "10文字以上", "password"},
 	}
+	focused := regexp.MustCompile(`<input id="([a-z_0-9]+)"[^>]*aria-invalid="true" autofocus`)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cl := newClient(t, ts, "127.0.0.1")
 			rec := cl.post("/register", url.Values{"login": {tt.login}, "password": {tt.pw}, "password2": {tt.pw2}})
 			if rec.Code != http.StatusUnprocessableEntity || !strings.Contains(rec.Body.String(), tt.want) {
 				t.Fatalf("register = %d, want 422 with %q; body %.400s", rec.Code, tt.want, rec.Body.String())
+			}
+			if m := focused.FindAllStringSubmatch(rec.Body.String(), -1); len(m) != 1 || m[0][1] != tt.wantFocus {
+				t.Errorf("marked and focused inputs %v, want %s alone", m, tt.wantFocus)
 			}
 			if strings.Contains(rec.Body.String(), tt.pw) && len(tt.pw) > 5 {
 				t.Error("the password was echoed back into the form")
