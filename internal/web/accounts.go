@@ -64,7 +64,6 @@ const (
 	msgTooManyAttempts = "ログインの試行が多すぎます。15 分ほど待ってから、もう一度お試しください。"
 	msgPasswordsDiffer = "確認用のパスワードが一致しません。"
 	msgTimezoneUnknown = "タイムゾーンは Asia/Tokyo や Europe/Berlin のような IANA の名前で入力してください。"
-	msgAccountDisabled = "このアカウントは管理者によって無効にされています。使うには管理者に連絡してください。"
 	msgLoginTaken      = "このログイン名は使えません。別の名前を選んでください。"
 	msgInviteInvalid   = "招待コードが無効か、使用済みか、期限切れです。"
 	msgInviteNeeded    = "登録には招待コードが必要です。"
@@ -179,10 +178,6 @@ func (a *accounts) login(c echo.Context) error {
 	if reason != "" {
 		a.log.WarnContext(ctx, "sign-in failed", "login", logSafe(name), "ip", c.RealIP(), "reason", reason)
 		form.Error = msgBadCredentials
-		if reason == "disabled" {
-			// Only with the right password: whoever reads this knows it.
-			form.Error = msgAccountDisabled
-		}
 		return a.render(c, http.StatusUnprocessableEntity, views.LoginPage(a.page(c, "ログイン"), form))
 	}
 	if err := a.attemptSucceeded(c, name); err != nil {
