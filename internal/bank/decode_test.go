@@ -386,6 +386,10 @@ func TestDecodeInputs(t *testing.T) {
 			{10, 0, "", "invalid YAML: did not find expected node content"},
 		}},
 		{"question not a mapping", append(deckOnly(), "questions:\n  - just text\n"...), []want{{8, 5, "questions[0]", "expected a question (a mapping), got text"}}},
+		{"reserved slug", []byte("deck:\n  slug: grade\n  title: T\n  release: \"1.36\"\n  language: en\nquestions: []\n"), []want{
+			{2, 9, "deck.slug", `"grade" is reserved: /study/grade is a study action`},
+			{6, 12, "questions", "is empty"},
+		}},
 		{"unknown top-level field", append(deckOnly(), "questions: []\nauthor: me\n"...), []want{
 			{7, 12, "questions", "is empty"},
 			{8, 1, "author", `unknown field "author" (known fields: deck, questions)`},

@@ -35,6 +35,10 @@ func sourceKinds() []string {
 }
 
 // validSlug reports whether s matches ^[a-z0-9][a-z0-9-]*$.
+// reservedSlugs are the study pages' own paths (/study/answer,
+// /study/grade): a deck of such a slug could not be studied on its own.
+var reservedSlugs = []string{"answer", "grade"}
+
 func validSlug(s string) bool {
 	if s == "" || s[0] == '-' {
 		return false
@@ -152,6 +156,9 @@ func (d *decoder) deck(n *yaml.Node) quiz.Deck {
 	deck.Description = text("description", false)
 	if v := keys["slug"]; v != nil && deck.Slug != "" && !validSlug(deck.Slug) {
 		d.atf(v, "deck.slug", "%q is not a slug: use lower-case letters, digits and dashes", clip(deck.Slug))
+	}
+	if v := keys["slug"]; v != nil && slices.Contains(reservedSlugs, deck.Slug) {
+		d.atf(v, "deck.slug", "%q is reserved: /study/%s is a study action, not a deck's page; choose another slug", deck.Slug, deck.Slug)
 	}
 	if v := keys["language"]; v != nil && deck.Language != "" && deck.Language != "ja" && deck.Language != "en" {
 		d.atf(v, "deck.language", "%q is not a supported language (want ja or en)", clip(deck.Language))
