@@ -535,7 +535,11 @@ func TestStageWordingEnglish(t *testing.T) {
 		// Something done with the flag went, not the flag.
 		{"Kubeadm: Removed the cleanup of the `--fancy-image` kubelet flag on upgrade.", "", "", ""},
 		{"Kubeadm: Removed usage of the deprecated `--fancy-check` flag.", "", "", ""},
-		{"Removed the workaround for `FancyGate` on Windows.", "", "", ""},
+		{"Removed the special-casing of `FancyGate` on Windows.", "", "", ""},
+		// But deprecating the use of X deprecates X.
+		{"Deprecated the use of the `--fancy-flag` flag.", "--fancy-flag", StageDeprecated, ""},
+		{"Deprecated usage of the `FancyGate` feature gate.", "FancyGate", StageDeprecated, ""},
+		{"kubeadm deprecates the use of the `fancykube` image.", "fancykube", StageDeprecated, ""},
 	}, upstreamWith)
 }
 

@@ -139,10 +139,10 @@ var (
 	reAnyRelease     = regexp.MustCompile(`(?:^|[^\d.])v?1\.(\d{1,2})(?:[^\d.]|$)`)
 	reDocFix         = regexp.MustCompile(`\bcomments?\b|\btypos?\b`)
 	reAdvice         = regexp.MustCompile(`(?i)\bplease\b|\bconsider\b|\byou should\b|\brecommend`)
-	// reObjAround starts the object of "Removed X" or "Deprecated X" that
-	// names something done with X rather than X: "Removed the cleanup of
-	// the --pod-infra-container-image flag", "Removed usage of the
-	// deprecated etcd flags": X itself stays.
+	// reObjAround starts the object of "Removed X" that names something
+	// done with X rather than X: "Removed the cleanup of the
+	// --pod-infra-container-image flag", "Removed usage of the deprecated
+	// etcd flags": X itself stays.
 	reObjAround   = regexp.MustCompile(`(?i)^\s*(?:the\s+|a\s+|an\s+|any\s+)?(?:clean-?ups?|usages?|uses?|handling|references?|mentions?|workarounds?|special[- ]casing|fallbacks?|calls?|checks?|logic|code|warnings?)\s+(?:of|to|for|on|about|around)\b`)
 	reObjStop     = regexp.MustCompile(`(?i)\s+(?:is|are|was|were|will|has|have|in|since|as of|from|which|that|to|with|for)\b|\s+and\s+(?:add|adds|added|make|makes|made|use|used|uses|replace|replaced|introduce|introduced|update|updated|mark|marked|set|move|moved|rename|renamed)\b|[()]`)
 	reNegAfterJa  = regexp.MustCompile(`^(?:ではな|でな|にならな|になっていな|されていな|されな|しな|されず|しません|されません|にはな|予定|される予定|する予定|た場合|る場合|ても|たとき|たら|ると|たよう|るよう|らしい|かもしれ)`)
@@ -203,7 +203,9 @@ func findStageMatches(sent, low string, docMinor int) []stageMatch {
 						sm.obj[1] = sm.obj[0] + loc[0]
 						sm.end = sm.obj[1]
 					}
-					if strings.TrimSpace(sent[sm.obj[0]:sm.obj[1]]) == "" || reObjAround.MatchString(sent[sm.obj[0]:sm.obj[1]]) {
+					// "Deprecated the use of X" deprecates X; "Removed the use
+					// of X" removes nothing of X.
+					if strings.TrimSpace(sent[sm.obj[0]:sm.obj[1]]) == "" || sm.stage == StageRemoved && reObjAround.MatchString(sent[sm.obj[0]:sm.obj[1]]) {
 						continue
 					}
 				}
