@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"path"
 	"regexp"
 	"strconv"
 	"strings"
@@ -411,11 +412,18 @@ func (a *accounts) changeTimezone(c echo.Context) error {
 }
 
 // timezoneProblem reads a time zone name; the message says what is wrong
-// with it. "Local" (the server's own zone) and "UTC" spelled as "" are not
-// names a learner means.
+// with it. Only a zone's own name is taken, in its clean form: not the
+// server's own zone under any name ("Local", "localtime"), nor files of a
+// zoneinfo folder that are no zones of their own ("posixrules", posix/ and
+// right/ copies), which may be missing where the server runs next.
 func timezoneProblem(s string) (string, string) {
 	zone := strings.TrimSpace(norm.NFKC.String(s))
-	if zone == "" || len(zone) > 64 || zone == "Local" {
+	if zone == "" || len(zone) > 64 || path.Clean(zone) != zone || strings.HasPrefix(zone, "/") {
+		return zone, msgTimezoneUnknown
+	}
+	switch {
+	case zone == "Local", zone == "localtime", zone == "posixrules", zone == "Factory",
+		strings.HasPrefix(zone, "posix/"), strings.HasPrefix(zone, "right/"):
 		return zone, msgTimezoneUnknown
 	}
 	if _, err := time.LoadLocation(zone); err != nil {

@@ -1066,6 +1066,17 @@ func TestTimezoneForm(t *testing.T) {
 		{"empty", "", http.StatusUnprocessableEntity, "America/New_York"},
 		{"a path", "../../../etc/passwd", http.StatusUnprocessableEntity, "America/New_York"},
 		{"markup", `<b>Asia/Tokyo</b>`, http.StatusUnprocessableEntity, "America/New_York"},
+		// The server's own zone by another name, zoneinfo files that are no
+		// zones of their own, and names not in their clean form.
+		{"localtime", "localtime", http.StatusUnprocessableEntity, "America/New_York"},
+		{"posixrules", "posixrules", http.StatusUnprocessableEntity, "America/New_York"},
+		{"a posix copy", "posix/Asia/Tokyo", http.StatusUnprocessableEntity, "America/New_York"},
+		{"a right copy", "right/Asia/Tokyo", http.StatusUnprocessableEntity, "America/New_York"},
+		{"a double slash", "Asia//Tokyo", http.StatusUnprocessableEntity, "America/New_York"},
+		{"a dot", "./Asia/Tokyo", http.StatusUnprocessableEntity, "America/New_York"},
+		{"a dot inside", "Asia/./Tokyo", http.StatusUnprocessableEntity, "America/New_York"},
+		{"an absolute path", "/usr/share/zoneinfo/Asia/Tokyo", http.StatusUnprocessableEntity, "America/New_York"},
+		{"a zone west of Greenwich", "Etc/GMT+9", http.StatusSeeOther, "Etc/GMT+9"},
 		{"UTC", "UTC", http.StatusSeeOther, "UTC"},
 	}
 	for _, tt := range tests {
