@@ -408,7 +408,7 @@ func (a *accounts) changeTimezone(c echo.Context) error {
 	if err := a.db.SetTimezone(c.Request().Context(), u.ID, zone); err != nil {
 		return err
 	}
-	return c.Redirect(http.StatusSeeOther, "/account?done=timezone#timezone")
+	return c.Redirect(http.StatusSeeOther, "/account?done=timezone")
 }
 
 // timezoneProblem reads a time zone name; the message says what is wrong

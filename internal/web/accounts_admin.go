@@ -28,8 +28,6 @@ func adminNotice(done string) string {
 		return "ユーザーを有効にしました。"
 	case "signout":
 		return "ユーザーのログインをすべて終了させました。"
-	case "revoked":
-		return "未使用の招待コードをすべて無効にしました。"
 	}
 	return ""
 }
@@ -78,8 +76,12 @@ func (a *accounts) adminUsers(c echo.Context) error {
 	if v.NewInvite, v.InviteExpires, err = a.takeNewInvite(c, me); err != nil {
 		return err
 	}
-	if v.NewInvite == "" && c.QueryParam("done") == "invite" {
-		v.Notice = msgInviteShownOnce
+	// The invite section's own notices, beside the code the page jumps to.
+	switch {
+	case v.NewInvite == "" && c.QueryParam("done") == "invite":
+		v.InviteNotice = msgInviteShownOnce
+	case c.QueryParam("done") == "revoked":
+		v.InviteNotice = msgInvitesRevoked
 	}
 	return a.render(c, http.StatusOK, views.AdminUsersPage(a.page(c, "ユーザー管理"), v))
 }
@@ -97,6 +99,9 @@ func (a *accounts) setRegistration(c echo.Context) error {
 	a.log.InfoContext(ctx, "registration mode set", "mode", mode, "by", me.Login)
 	return c.Redirect(http.StatusSeeOther, "/admin/users?done=registration")
 }
+
+// msgInvitesRevoked confirms that unused invites were revoked.
+const msgInvitesRevoked = "未使用の招待コードをすべて無効にしました。"
 
 // msgInviteShownOnce answers a reload of the page that showed a new code.
 const msgInviteShownOnce = "招待コードは作成直後に一度だけ表示されます。コードを控え忘れたときは、新しく作成してください。"

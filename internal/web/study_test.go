@@ -1089,7 +1089,7 @@ func TestTimezoneForm(t *testing.T) {
 				t.Errorf("time zone = %q, want %q", got, tt.wantZone)
 			}
 			if tt.want == http.StatusSeeOther {
-				if loc := rec.Header().Get("Location"); loc != "/account?done=timezone#timezone" {
+				if loc := rec.Header().Get("Location"); loc != "/account?done=timezone" {
 					t.Errorf("redirect to %q", loc)
 				}
 				return
