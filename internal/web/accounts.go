@@ -120,7 +120,7 @@ func newAccountProblem(login, displayName, password, password2 string) (string, 
 		return login, displayName, msg, "password"
 	}
 	if password != password2 {
-		return login, displayName, msgPasswordsDiffer, "password"
+		return login, displayName, msgPasswordsDiffer, "password2"
 	}
 	return login, displayName, "", ""
 }

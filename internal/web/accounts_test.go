@@ -856,7 +856,7 @@ func TestRegistrationValidation(t *testing.T) {
 		{"taken", "ROOT", memberPassword, memberPassword, msgLoginTaken, "login"},
 		{"bad login", "a b", memberPassword, memberPassword, "ログイン名は", "login"},
 		{"short login", "ab", memberPassword, memberPassword, "ログイン名は", "login"},
-		{"mismatch", "gina", memberPassword, "other", msgPasswordsDiffer, "password"},
+		{"mismatch", "gina", memberPassword, "other", msgPasswordsDiffer, "password2"},
 		{"password is login", "ginaginagina", "GinaGinaGina", "GinaGinaGina", "推測しやすい", "password"},
 		{"short password", "gina", "nine char", "nine char", "10文字以上", "password"},
 	}
