@@ -562,6 +562,7 @@ func TestFormActionsAsPages(t *testing.T) {
 		{"/admin/users/2/disable", "/admin/users"},
 		{"/decks/v1-36-sig-node/subscription", "/decks"},
 		{"/study/grade", "/study"},
+		{"/study/answer", "/study"}, // the answer form without script is a GET; without a card, the study page
 		{"/admin/import/0123abcd/apply", "/admin/import/0123abcd"},
 		{"/admin/ingest/0123abcd/cancel", "/admin/ingest/0123abcd"},
 		{"/admin/ingest/documents/7/publish", "/admin/ingest/documents/7"},

@@ -108,6 +108,11 @@ func (s *Server) answer(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if c.Request().Method != http.MethodPost && c.QueryParam("q") == "" {
+		// The answer form's address opened as a page, with no card: the
+		// study page.
+		return c.Redirect(http.StatusSeeOther, "/study")
+	}
 	f, err := bindStudyForm(c)
 	if err != nil {
 		return err
