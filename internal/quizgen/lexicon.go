@@ -215,19 +215,44 @@ func (l *lexicon) verdict(truth bool) string {
 	return "False. "
 }
 
-// describePrompt asks which feature a description is of; where the
-// description named it, it says how the name is hidden.
-func (l *lexicon) describePrompt(masked string) string {
+// describePrompt asks which name of a category a description is of (a
+// feature, a flag, a metric ...); where the description named it, it says
+// how the name is hidden.
+func (l *lexicon) describePrompt(masked string, cat category) string {
 	hidden := strings.Contains(masked, maskToken)
+	what := l.kindNoun(cat)
 	switch {
 	case l.ja() && hidden:
-		return "次の説明に当てはまる機能はどれ? (名前は " + maskToken + " で伏せてある)\n\n" + masked
+		return "次の説明に当てはまる" + what + "はどれ? (名前は " + maskToken + " で伏せてある)\n\n" + masked
 	case l.ja():
-		return "次の説明に当てはまる機能はどれ?\n\n" + masked
+		return "次の説明に当てはまる" + what + "はどれ?\n\n" + masked
 	case hidden:
-		return "Which feature does this describe? (its name is hidden as " + maskToken + ")\n\n" + masked
+		return "Which " + what + " does this describe? (its name is hidden as " + maskToken + ")\n\n" + masked
 	}
-	return "Which feature does this describe?\n\n" + masked
+	return "Which " + what + " does this describe?\n\n" + masked
+}
+
+// kindNoun names what a category's names are: 機能 (feature), フラグ (flag).
+func (l *lexicon) kindNoun(cat category) string {
+	ja, en := "機能", "feature"
+	switch cat {
+	case catFlag:
+		ja, en = "フラグ", "flag"
+	case catMetric:
+		ja, en = "メトリクス", "metric"
+	case catAPI:
+		ja, en = "API バージョン", "API version"
+	case catConfig:
+		ja, en = "設定項目", "setting"
+	case catCgroup:
+		ja, en = "cgroup のファイル", "cgroup file"
+	case catIdent, catNone:
+		ja, en = "名前", "name"
+	}
+	if l.ja() {
+		return ja
+	}
+	return en
 }
 
 func (l *lexicon) answerIs(answer, from string, prs []int) string {

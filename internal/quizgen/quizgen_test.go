@@ -1064,3 +1064,25 @@ func TestCommentOnlyEntries(t *testing.T) {
 		})
 	}
 }
+
+// TestDescribePrompt: the description question names the kind of name it
+// hides, and says it hides one only where the text named it.
+func TestDescribePrompt(t *testing.T) {
+	tests := []struct {
+		lex    *lexicon
+		masked string
+		cat    category
+		want   string
+	}{
+		{japanese, "The " + maskToken + " gate is on.", catGate, "次の説明に当てはまる機能はどれ? (名前は " + maskToken + " で伏せてある)\n\nThe " + maskToken + " gate is on."},
+		{japanese, "Counts requests.", catMetric, "次の説明に当てはまるメトリクスはどれ?\n\nCounts requests."},
+		{japanese, "A new " + maskToken + " flag.", catFlag, "次の説明に当てはまるフラグはどれ? (名前は " + maskToken + " で伏せてある)\n\nA new " + maskToken + " flag."},
+		{english, "A new " + maskToken + " field.", catConfig, "Which setting does this describe? (its name is hidden as " + maskToken + ")\n\nA new " + maskToken + " field."},
+		{english, "Lists pods.", catIdent, "Which name does this describe?\n\nLists pods."},
+	}
+	for _, tt := range tests {
+		if got := tt.lex.describePrompt(tt.masked, tt.cat); got != tt.want {
+			t.Errorf("describePrompt(%q, %v) = %q, want %q", tt.masked, tt.cat, got, tt.want)
+		}
+	}
+}

@@ -296,7 +296,7 @@ func (r *run) featureFromDescription() {
 		q := quiz.Question{
 			ExtID:       id,
 			Type:        quiz.SingleChoice,
-			Prompt:      l.describePrompt(masked),
+			Prompt:      l.describePrompt(masked, c.cat),
 			Choices:     choices,
 			Answer:      c.Term,
 			Explanation: expl,
