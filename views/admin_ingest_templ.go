@@ -10,6 +10,7 @@ import "github.com/a-h/templ"
 import templruntime "github.com/a-h/templ/runtime"
 
 import (
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -160,6 +161,58 @@ func editField(typ, field string) (label, input string) {
 
 // editInputs are the ids of the edit form's inputs, in the form's order.
 var editInputs = []string{"edit-prompt", "edit-choices", "edit-answer", "edit-answers", "edit-truth", "edit-accept", "edit-items", "edit-explanation"}
+
+// problemTexts are the validator's messages (quiz.Question.Validate, and
+// the cloze syntax) that the edit form can cause, in the form's words: a
+// list item is counted from 1, as the labels count it.
+var problemTexts = []struct {
+	re *regexp.Regexp
+	ja func(m []string) string
+}{
+	{regexp.MustCompile(`^is empty(?: \(.*\))?$`), func([]string) string { return "空です。" }},
+	{regexp.MustCompile(`^is missing \(true or false\)$`), func([]string) string { return "正しいか誤りかを選んでください。" }},
+	{regexp.MustCompile(`^(".*") is not among the choices$`), func(m []string) string { return m[1] + " が選択肢にありません。" }},
+	{regexp.MustCompile(`^(".*") is listed twice$`), func(m []string) string { return m[1] + " が二度あります。" }},
+	{regexp.MustCompile(`^(".*") repeats [a-z]+\[(\d+)\]$`), func(m []string) string { return m[1] + " は " + oneBased(m[2]) + " つ目と同じです。" }},
+	{regexp.MustCompile(`^is (\d+) bytes long, over the limit of (\d+)$`), func(m []string) string {
+		return m[1] + " バイトあり、上限の " + m[2] + " バイトを超えています。"
+	}},
+	{regexp.MustCompile(`^is not valid UTF-8$`), func([]string) string { return "文字として読めないバイトがあります。" }},
+	{regexp.MustCompile(`^needs at least (\d+) choices, got (\d+)$`), func(m []string) string {
+		return "選択肢が " + m[2] + " つです。" + m[1] + " つ以上にしてください。"
+	}},
+	{regexp.MustCompile(`^an order question needs at least two items, got (\d+)$`), func(m []string) string {
+		return "項目が " + m[1] + " つです。2 つ以上にしてください。"
+	}},
+	{regexp.MustCompile(`^a cloze needs at least one gap written \{\{answer\}\}$`), func([]string) string {
+		return "空欄がありません。答えを {{答え}} のように書いてください。"
+	}},
+	{regexp.MustCompile(`^gap (\d+) has an empty answer$`), func(m []string) string { return "空欄 " + m[1] + " の答えが空です。" }},
+	{regexp.MustCompile(`^"\{\{" without a matching "\}\}"$`), func([]string) string { return "{{ に対応する }} がありません。" }},
+	{regexp.MustCompile(`^"\}\}" without a matching "\{\{"$`), func([]string) string { return "}} に対応する {{ がありません。" }},
+	{regexp.MustCompile(`^"\}\}" before "\{\{"$`), func([]string) string { return "}} が {{ より前にあります。" }},
+	{regexp.MustCompile(`^nested gap$`), func([]string) string { return "空欄の中に空欄があります。" }},
+}
+
+// problemText is a validator message in the form's words, or as it is
+// when the form has no words for it.
+func problemText(msg string) string {
+	for _, p := range problemTexts {
+		if m := p.re.FindStringSubmatch(msg); m != nil {
+			return p.ja(m)
+		}
+	}
+	return msg
+}
+
+// oneBased turns a 0-based index into the form's 1-based count.
+func oneBased(i string) string {
+	n, err := strconv.Atoi(i)
+	if err != nil {
+		return i
+	}
+	return strconv.Itoa(n + 1)
+}
 
 // inFormOrder lists problems in the order of their inputs on the form,
 // then those of no input; problems of one input keep their order.
@@ -377,7 +430,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 				var templ_7745c5c3_Var3 string
 				templ_7745c5c3_Var3, templ_7745c5c3_Err = templ.JoinStringErrs(errMsg)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 335, Col: 50}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 388, Col: 50}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var3))
 				if templ_7745c5c3_Err != nil {
@@ -403,7 +456,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 			var templ_7745c5c3_Var4 string
 			templ_7745c5c3_Var4, templ_7745c5c3_Err = templ.JoinStringErrs(limits.Text())
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 339, Col: 58}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 392, Col: 58}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var4))
 			if templ_7745c5c3_Err != nil {
@@ -416,7 +469,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 			var templ_7745c5c3_Var5 string
 			templ_7745c5c3_Var5, templ_7745c5c3_Err = templruntime.NewAttributeExpression(o.Release).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 344, Col: 76}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 397, Col: 76}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var5)
 			if templ_7745c5c3_Err != nil {
@@ -429,7 +482,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 			var templ_7745c5c3_Var6 string
 			templ_7745c5c3_Var6, templ_7745c5c3_Err = templruntime.NewAttributeExpression(o.SIG).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 348, Col: 64}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 401, Col: 64}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var6)
 			if templ_7745c5c3_Err != nil {
@@ -457,7 +510,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 				var templ_7745c5c3_Var7 string
 				templ_7745c5c3_Var7, templ_7745c5c3_Err = templruntime.NewAttributeExpression(f).Resolve(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 355, Col: 24}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 408, Col: 24}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var7)
 				if templ_7745c5c3_Err != nil {
@@ -480,7 +533,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 				var templ_7745c5c3_Var8 string
 				templ_7745c5c3_Var8, templ_7745c5c3_Err = templ.JoinStringErrs(formatLabel(f))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 355, Col: 71}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 408, Col: 71}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var8))
 				if templ_7745c5c3_Err != nil {
@@ -533,7 +586,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 					var templ_7745c5c3_Var9 string
 					templ_7745c5c3_Var9, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(d.URL)).ResolveURL(ctx)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 381, Col: 42}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 434, Col: 42}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var9)
 					if templ_7745c5c3_Err != nil {
@@ -546,7 +599,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 					var templ_7745c5c3_Var10 string
 					templ_7745c5c3_Var10, templ_7745c5c3_Err = templ.JoinStringErrs(docTitle(d.Title, d.Key))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 381, Col: 71}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 434, Col: 71}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var10))
 					if templ_7745c5c3_Err != nil {
@@ -559,7 +612,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 					var templ_7745c5c3_Var11 string
 					templ_7745c5c3_Var11, templ_7745c5c3_Err = templ.JoinStringErrs(d.Key)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 381, Col: 106}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 434, Col: 106}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var11))
 					if templ_7745c5c3_Err != nil {
@@ -572,7 +625,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 					var templ_7745c5c3_Var12 string
 					templ_7745c5c3_Var12, templ_7745c5c3_Err = templ.JoinStringErrs(d.DeckTitle)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 382, Col: 25}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 435, Col: 25}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var12))
 					if templ_7745c5c3_Err != nil {
@@ -585,7 +638,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 					var templ_7745c5c3_Var13 string
 					templ_7745c5c3_Var13, templ_7745c5c3_Err = templ.JoinStringErrs(d.DeckSlug)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 382, Col: 62}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 435, Col: 62}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var13))
 					if templ_7745c5c3_Err != nil {
@@ -598,7 +651,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 					var templ_7745c5c3_Var14 string
 					templ_7745c5c3_Var14, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(d.Entries))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 383, Col: 37}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 436, Col: 37}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var14))
 					if templ_7745c5c3_Err != nil {
@@ -611,7 +664,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 					var templ_7745c5c3_Var15 string
 					templ_7745c5c3_Var15, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(d.Stages))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 384, Col: 36}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 437, Col: 36}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var15))
 					if templ_7745c5c3_Err != nil {
@@ -624,7 +677,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 					var templ_7745c5c3_Var16 string
 					templ_7745c5c3_Var16, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(d.Drafts))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 385, Col: 36}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 438, Col: 36}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var16))
 					if templ_7745c5c3_Err != nil {
@@ -637,7 +690,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 					var templ_7745c5c3_Var17 string
 					templ_7745c5c3_Var17, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(d.Published))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 386, Col: 39}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 439, Col: 39}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var17))
 					if templ_7745c5c3_Err != nil {
@@ -650,7 +703,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 					var templ_7745c5c3_Var18 string
 					templ_7745c5c3_Var18, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(d.Retired))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 387, Col: 37}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 440, Col: 37}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var18))
 					if templ_7745c5c3_Err != nil {
@@ -663,7 +716,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 					var templ_7745c5c3_Var19 string
 					templ_7745c5c3_Var19, templ_7745c5c3_Err = templ.JoinStringErrs(d.UpdatedAt)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 388, Col: 25}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 441, Col: 25}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var19))
 					if templ_7745c5c3_Err != nil {
@@ -696,7 +749,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 					var templ_7745c5c3_Var20 string
 					templ_7745c5c3_Var20, templ_7745c5c3_Err = templ.JoinStringErrs(r.At)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 405, Col: 18}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 458, Col: 18}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var20))
 					if templ_7745c5c3_Err != nil {
@@ -709,7 +762,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 					var templ_7745c5c3_Var21 string
 					templ_7745c5c3_Var21, templ_7745c5c3_Err = templ.JoinStringErrs(r.Actor)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 406, Col: 21}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 459, Col: 21}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var21))
 					if templ_7745c5c3_Err != nil {
@@ -722,7 +775,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 					var templ_7745c5c3_Var22 string
 					templ_7745c5c3_Var22, templ_7745c5c3_Err = templruntime.NewAttributeExpression("sha256 " + r.SHA256).Resolve(ctx)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 407, Col: 40}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 460, Col: 40}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var22)
 					if templ_7745c5c3_Err != nil {
@@ -735,7 +788,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 					var templ_7745c5c3_Var23 string
 					templ_7745c5c3_Var23, templ_7745c5c3_Err = templ.JoinStringErrs(r.File)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 407, Col: 51}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 460, Col: 51}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var23))
 					if templ_7745c5c3_Err != nil {
@@ -748,7 +801,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 					var templ_7745c5c3_Var24 string
 					templ_7745c5c3_Var24, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(r.Added))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 408, Col: 35}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 461, Col: 35}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var24))
 					if templ_7745c5c3_Err != nil {
@@ -761,7 +814,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 					var templ_7745c5c3_Var25 string
 					templ_7745c5c3_Var25, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(r.Updated))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 409, Col: 37}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 462, Col: 37}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var25))
 					if templ_7745c5c3_Err != nil {
@@ -774,7 +827,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 					var templ_7745c5c3_Var26 string
 					templ_7745c5c3_Var26, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(r.Unchanged))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 410, Col: 39}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 463, Col: 39}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var26))
 					if templ_7745c5c3_Err != nil {
@@ -787,7 +840,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 					var templ_7745c5c3_Var27 string
 					templ_7745c5c3_Var27, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(r.Retired))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 411, Col: 37}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 464, Col: 37}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var27))
 					if templ_7745c5c3_Err != nil {
@@ -895,7 +948,7 @@ func IngestProgressFragment(pr IngestProgress) templ.Component {
 		var templ_7745c5c3_Var31 string
 		templ_7745c5c3_Var31, templ_7745c5c3_Err = templruntime.NewAttributeExpression(pr.StatusURL).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 440, Col: 48}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 493, Col: 48}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var31)
 		if templ_7745c5c3_Err != nil {
@@ -908,7 +961,7 @@ func IngestProgressFragment(pr IngestProgress) templ.Component {
 		var templ_7745c5c3_Var32 string
 		templ_7745c5c3_Var32, templ_7745c5c3_Err = templ.JoinStringErrs(pr.Step)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 441, Col: 14}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 494, Col: 14}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var32))
 		if templ_7745c5c3_Err != nil {
@@ -921,7 +974,7 @@ func IngestProgressFragment(pr IngestProgress) templ.Component {
 		var templ_7745c5c3_Var33 string
 		templ_7745c5c3_Var33, templ_7745c5c3_Err = templruntime.NewAttributeExpression(strconv.Itoa(pr.Done)).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 442, Col: 41}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 495, Col: 41}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var33)
 		if templ_7745c5c3_Err != nil {
@@ -934,7 +987,7 @@ func IngestProgressFragment(pr IngestProgress) templ.Component {
 		var templ_7745c5c3_Var34 string
 		templ_7745c5c3_Var34, templ_7745c5c3_Err = templruntime.NewAttributeExpression(strconv.Itoa(max(pr.Total, 1))).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 442, Col: 80}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 495, Col: 80}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var34)
 		if templ_7745c5c3_Err != nil {
@@ -947,7 +1000,7 @@ func IngestProgressFragment(pr IngestProgress) templ.Component {
 		var templ_7745c5c3_Var35 string
 		templ_7745c5c3_Var35, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(pr.PageURL)).ResolveURL(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 443, Col: 40}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 496, Col: 40}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var35)
 		if templ_7745c5c3_Err != nil {
@@ -985,7 +1038,7 @@ func ingestOptionFields(o IngestOptions) templ.Component {
 		var templ_7745c5c3_Var37 string
 		templ_7745c5c3_Var37, templ_7745c5c3_Err = templruntime.NewAttributeExpression(o.Release).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 448, Col: 54}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 501, Col: 54}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var37)
 		if templ_7745c5c3_Err != nil {
@@ -998,7 +1051,7 @@ func ingestOptionFields(o IngestOptions) templ.Component {
 		var templ_7745c5c3_Var38 string
 		templ_7745c5c3_Var38, templ_7745c5c3_Err = templruntime.NewAttributeExpression(o.SIG).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 449, Col: 46}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 502, Col: 46}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var38)
 		if templ_7745c5c3_Err != nil {
@@ -1011,7 +1064,7 @@ func ingestOptionFields(o IngestOptions) templ.Component {
 		var templ_7745c5c3_Var39 string
 		templ_7745c5c3_Var39, templ_7745c5c3_Err = templruntime.NewAttributeExpression(o.Format).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 450, Col: 52}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 503, Col: 52}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var39)
 		if templ_7745c5c3_Err != nil {
@@ -1024,7 +1077,7 @@ func ingestOptionFields(o IngestOptions) templ.Component {
 		var templ_7745c5c3_Var40 string
 		templ_7745c5c3_Var40, templ_7745c5c3_Err = templruntime.NewAttributeExpression(o.Lang).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 451, Col: 48}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 504, Col: 48}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var40)
 		if templ_7745c5c3_Err != nil {
@@ -1084,7 +1137,7 @@ func AdminIngestPreview(p Page, pv IngestPreview) templ.Component {
 					var templ_7745c5c3_Var43 string
 					templ_7745c5c3_Var43, templ_7745c5c3_Err = templ.JoinStringErrs(pr.File)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 463, Col: 27}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 516, Col: 27}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var43))
 					if templ_7745c5c3_Err != nil {
@@ -1097,7 +1150,7 @@ func AdminIngestPreview(p Page, pv IngestPreview) templ.Component {
 					var templ_7745c5c3_Var44 string
 					templ_7745c5c3_Var44, templ_7745c5c3_Err = templ.JoinStringErrs(pr.Msg)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 463, Col: 48}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 516, Col: 48}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var44))
 					if templ_7745c5c3_Err != nil {
@@ -1110,7 +1163,7 @@ func AdminIngestPreview(p Page, pv IngestPreview) templ.Component {
 					var templ_7745c5c3_Var45 string
 					templ_7745c5c3_Var45, templ_7745c5c3_Err = templ.JoinStringErrs(pr.Detail)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 463, Col: 83}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 516, Col: 83}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var45))
 					if templ_7745c5c3_Err != nil {
@@ -1128,7 +1181,7 @@ func AdminIngestPreview(p Page, pv IngestPreview) templ.Component {
 				var templ_7745c5c3_Var46 string
 				templ_7745c5c3_Var46, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(pv.CancelURL)).ResolveURL(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 467, Col: 59}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 520, Col: 59}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var46)
 				if templ_7745c5c3_Err != nil {
@@ -1164,7 +1217,7 @@ func AdminIngestPreview(p Page, pv IngestPreview) templ.Component {
 				var templ_7745c5c3_Var47 string
 				templ_7745c5c3_Var47, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(pv.ApplyURL)).ResolveURL(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 477, Col: 59}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 530, Col: 59}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var47)
 				if templ_7745c5c3_Err != nil {
@@ -1189,7 +1242,7 @@ func AdminIngestPreview(p Page, pv IngestPreview) templ.Component {
 				var templ_7745c5c3_Var48 string
 				templ_7745c5c3_Var48, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(pv.CancelURL)).ResolveURL(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 482, Col: 60}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 535, Col: 60}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var48)
 				if templ_7745c5c3_Err != nil {
@@ -1242,7 +1295,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 		var templ_7745c5c3_Var50 string
 		templ_7745c5c3_Var50, templ_7745c5c3_Err = templ.JoinStringErrs(docTitle(d.Title, d.Key))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 493, Col: 32}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 546, Col: 32}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var50))
 		if templ_7745c5c3_Err != nil {
@@ -1255,7 +1308,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 		var templ_7745c5c3_Var51 string
 		templ_7745c5c3_Var51, templ_7745c5c3_Err = templ.JoinStringErrs(d.File)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 495, Col: 32}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 548, Col: 32}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var51))
 		if templ_7745c5c3_Err != nil {
@@ -1268,7 +1321,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 		var templ_7745c5c3_Var52 string
 		templ_7745c5c3_Var52, templ_7745c5c3_Err = templ.JoinStringErrs(d.Key)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 495, Col: 45}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 548, Col: 45}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var52))
 		if templ_7745c5c3_Err != nil {
@@ -1281,7 +1334,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 		var templ_7745c5c3_Var53 string
 		templ_7745c5c3_Var53, templ_7745c5c3_Err = templ.JoinStringErrs(formatLabel(d.Format))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 495, Col: 74}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 548, Col: 74}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var53))
 		if templ_7745c5c3_Err != nil {
@@ -1294,7 +1347,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 		var templ_7745c5c3_Var54 string
 		templ_7745c5c3_Var54, templ_7745c5c3_Err = templ.JoinStringErrs(outcomeLabel(d.Outcome))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 495, Col: 113}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 548, Col: 113}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var54))
 		if templ_7745c5c3_Err != nil {
@@ -1307,7 +1360,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 		var templ_7745c5c3_Var55 string
 		templ_7745c5c3_Var55, templ_7745c5c3_Err = templ.JoinStringErrs(d.DeckTitle)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 497, Col: 27}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 550, Col: 27}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var55))
 		if templ_7745c5c3_Err != nil {
@@ -1320,7 +1373,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 		var templ_7745c5c3_Var56 string
 		templ_7745c5c3_Var56, templ_7745c5c3_Err = templ.JoinStringErrs(d.DeckSlug)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 497, Col: 64}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 550, Col: 64}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var56))
 		if templ_7745c5c3_Err != nil {
@@ -1343,7 +1396,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 		var templ_7745c5c3_Var57 string
 		templ_7745c5c3_Var57, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(d.Entries))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 502, Col: 45}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 555, Col: 45}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var57))
 		if templ_7745c5c3_Err != nil {
@@ -1361,7 +1414,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 			var templ_7745c5c3_Var58 string
 			templ_7745c5c3_Var58, templ_7745c5c3_Err = templ.JoinStringErrs(kindLabel(k.Name))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 507, Col: 32}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 560, Col: 32}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var58))
 			if templ_7745c5c3_Err != nil {
@@ -1374,7 +1427,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 			var templ_7745c5c3_Var59 string
 			templ_7745c5c3_Var59, templ_7745c5c3_Err = templ.JoinStringErrs(k.Name)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 507, Col: 64}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 560, Col: 64}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var59))
 			if templ_7745c5c3_Err != nil {
@@ -1387,7 +1440,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 			var templ_7745c5c3_Var60 string
 			templ_7745c5c3_Var60, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(k.N))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 507, Col: 102}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 560, Col: 102}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var60))
 			if templ_7745c5c3_Err != nil {
@@ -1415,7 +1468,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 		var templ_7745c5c3_Var61 string
 		templ_7745c5c3_Var61, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(len(d.Stages)))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 512, Col: 70}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 565, Col: 70}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var61))
 		if templ_7745c5c3_Err != nil {
@@ -1433,7 +1486,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 			var templ_7745c5c3_Var62 string
 			templ_7745c5c3_Var62, templ_7745c5c3_Err = templ.JoinStringErrs(s.Feature)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 519, Col: 23}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 572, Col: 23}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var62))
 			if templ_7745c5c3_Err != nil {
@@ -1446,7 +1499,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 			var templ_7745c5c3_Var63 string
 			templ_7745c5c3_Var63, templ_7745c5c3_Err = templ.JoinStringErrs(stageLabel(s.Stage))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 520, Col: 33}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 573, Col: 33}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var63))
 			if templ_7745c5c3_Err != nil {
@@ -1459,7 +1512,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 			var templ_7745c5c3_Var64 string
 			templ_7745c5c3_Var64, templ_7745c5c3_Err = templ.JoinStringErrs(s.Release)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 521, Col: 23}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 574, Col: 23}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var64))
 			if templ_7745c5c3_Err != nil {
@@ -1477,7 +1530,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 				var templ_7745c5c3_Var65 string
 				templ_7745c5c3_Var65, templ_7745c5c3_Err = templruntime.NewAttributeExpression(prURL(s.PR)).ResolveURL(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 524, Col: 31}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 577, Col: 31}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var65)
 				if templ_7745c5c3_Err != nil {
@@ -1490,7 +1543,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 				var templ_7745c5c3_Var66 string
 				templ_7745c5c3_Var66, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(s.PR))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 524, Col: 55}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 577, Col: 55}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var66))
 				if templ_7745c5c3_Err != nil {
@@ -1508,7 +1561,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 			var templ_7745c5c3_Var67 string
 			templ_7745c5c3_Var67, templ_7745c5c3_Err = templ.JoinStringErrs(s.Evidence)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 527, Col: 31}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 580, Col: 31}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var67))
 			if templ_7745c5c3_Err != nil {
@@ -1541,7 +1594,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 				var templ_7745c5c3_Var68 string
 				templ_7745c5c3_Var68, templ_7745c5c3_Err = templ.JoinStringErrs(generatorLabel(g.Name))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 543, Col: 35}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 596, Col: 35}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var68))
 				if templ_7745c5c3_Err != nil {
@@ -1554,7 +1607,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 				var templ_7745c5c3_Var69 string
 				templ_7745c5c3_Var69, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(g.Added))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 544, Col: 34}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 597, Col: 34}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var69))
 				if templ_7745c5c3_Err != nil {
@@ -1567,7 +1620,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 				var templ_7745c5c3_Var70 string
 				templ_7745c5c3_Var70, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(g.Updated))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 545, Col: 36}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 598, Col: 36}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var70))
 				if templ_7745c5c3_Err != nil {
@@ -1580,7 +1633,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 				var templ_7745c5c3_Var71 string
 				templ_7745c5c3_Var71, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(g.Unchanged))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 546, Col: 38}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 599, Col: 38}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var71))
 				if templ_7745c5c3_Err != nil {
@@ -1593,7 +1646,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 				var templ_7745c5c3_Var72 string
 				templ_7745c5c3_Var72, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(g.KeptEdits))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 547, Col: 38}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 600, Col: 38}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var72))
 				if templ_7745c5c3_Err != nil {
@@ -1606,7 +1659,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 				var templ_7745c5c3_Var73 string
 				templ_7745c5c3_Var73, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(g.Retired))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 548, Col: 36}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 601, Col: 36}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var73))
 				if templ_7745c5c3_Err != nil {
@@ -1629,7 +1682,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 				var templ_7745c5c3_Var74 string
 				templ_7745c5c3_Var74, templ_7745c5c3_Err = templ.JoinStringErrs(generatorLabel(grp.Name))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 555, Col: 40}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 608, Col: 40}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var74))
 				if templ_7745c5c3_Err != nil {
@@ -1642,7 +1695,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 				var templ_7745c5c3_Var75 string
 				templ_7745c5c3_Var75, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(len(grp.Questions)))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 555, Col: 78}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 608, Col: 78}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var75))
 				if templ_7745c5c3_Err != nil {
@@ -1698,7 +1751,7 @@ func ingestQuestion(q IngestQuestion, form string) templ.Component {
 		var templ_7745c5c3_Var77 string
 		templ_7745c5c3_Var77, templ_7745c5c3_Err = templruntime.NewAttributeExpression("question-" + q.ExtID).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 568, Col: 60}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 621, Col: 60}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var77)
 		if templ_7745c5c3_Err != nil {
@@ -1716,7 +1769,7 @@ func ingestQuestion(q IngestQuestion, form string) templ.Component {
 			var templ_7745c5c3_Var78 string
 			templ_7745c5c3_Var78, templ_7745c5c3_Err = templruntime.NewAttributeExpression("select-" + strconv.FormatInt(q.ID, 10)).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 573, Col: 58}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 626, Col: 58}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var78)
 			if templ_7745c5c3_Err != nil {
@@ -1729,7 +1782,7 @@ func ingestQuestion(q IngestQuestion, form string) templ.Component {
 			var templ_7745c5c3_Var79 string
 			templ_7745c5c3_Var79, templ_7745c5c3_Err = templruntime.NewAttributeExpression("select-" + strconv.FormatInt(q.ID, 10)).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 574, Col: 74}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 627, Col: 74}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var79)
 			if templ_7745c5c3_Err != nil {
@@ -1742,7 +1795,7 @@ func ingestQuestion(q IngestQuestion, form string) templ.Component {
 			var templ_7745c5c3_Var80 string
 			templ_7745c5c3_Var80, templ_7745c5c3_Err = templruntime.NewAttributeExpression(strconv.FormatInt(q.ID, 10)).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 574, Col: 123}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 627, Col: 123}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var80)
 			if templ_7745c5c3_Err != nil {
@@ -1755,7 +1808,7 @@ func ingestQuestion(q IngestQuestion, form string) templ.Component {
 			var templ_7745c5c3_Var81 string
 			templ_7745c5c3_Var81, templ_7745c5c3_Err = templruntime.NewAttributeExpression(form).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 574, Col: 137}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 627, Col: 137}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var81)
 			if templ_7745c5c3_Err != nil {
@@ -1768,7 +1821,7 @@ func ingestQuestion(q IngestQuestion, form string) templ.Component {
 			var templ_7745c5c3_Var82 string
 			templ_7745c5c3_Var82, templ_7745c5c3_Err = templruntime.NewAttributeExpression("prompt-" + q.ExtID).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 574, Col: 178}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 627, Col: 178}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var82)
 			if templ_7745c5c3_Err != nil {
@@ -1781,7 +1834,7 @@ func ingestQuestion(q IngestQuestion, form string) templ.Component {
 			var templ_7745c5c3_Var83 string
 			templ_7745c5c3_Var83, templ_7745c5c3_Err = templ.JoinStringErrs(q.ExtID)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 575, Col: 54}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 628, Col: 54}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var83))
 			if templ_7745c5c3_Err != nil {
@@ -1799,7 +1852,7 @@ func ingestQuestion(q IngestQuestion, form string) templ.Component {
 		var templ_7745c5c3_Var84 string
 		templ_7745c5c3_Var84, templ_7745c5c3_Err = templ.JoinStringErrs(typeLabel(q.Type))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 579, Col: 25}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 632, Col: 25}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var84))
 		if templ_7745c5c3_Err != nil {
@@ -1812,7 +1865,7 @@ func ingestQuestion(q IngestQuestion, form string) templ.Component {
 		var templ_7745c5c3_Var85 string
 		templ_7745c5c3_Var85, templ_7745c5c3_Err = templ.JoinStringErrs(generatorLabel(q.Generator))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 579, Col: 60}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 632, Col: 60}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var85))
 		if templ_7745c5c3_Err != nil {
@@ -1830,7 +1883,7 @@ func ingestQuestion(q IngestQuestion, form string) templ.Component {
 			var templ_7745c5c3_Var86 string
 			templ_7745c5c3_Var86, templ_7745c5c3_Err = templ.JoinStringErrs(statusLabel(q.Status))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 581, Col: 33}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 634, Col: 33}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var86))
 			if templ_7745c5c3_Err != nil {
@@ -1849,7 +1902,7 @@ func ingestQuestion(q IngestQuestion, form string) templ.Component {
 			var templ_7745c5c3_Var87 string
 			templ_7745c5c3_Var87, templ_7745c5c3_Err = templ.JoinStringErrs(outcomeLabel(q.Outcome))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 584, Col: 35}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 637, Col: 35}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var87))
 			if templ_7745c5c3_Err != nil {
@@ -1873,7 +1926,7 @@ func ingestQuestion(q IngestQuestion, form string) templ.Component {
 		var templ_7745c5c3_Var88 string
 		templ_7745c5c3_Var88, templ_7745c5c3_Err = templruntime.NewAttributeExpression("prompt-" + q.ExtID).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 591, Col: 31}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 644, Col: 31}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var88)
 		if templ_7745c5c3_Err != nil {
@@ -1886,7 +1939,7 @@ func ingestQuestion(q IngestQuestion, form string) templ.Component {
 		var templ_7745c5c3_Var89 string
 		templ_7745c5c3_Var89, templ_7745c5c3_Err = templ.JoinStringErrs(q.Prompt)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 591, Col: 52}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 644, Col: 52}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var89))
 		if templ_7745c5c3_Err != nil {
@@ -1909,7 +1962,7 @@ func ingestQuestion(q IngestQuestion, form string) templ.Component {
 				var templ_7745c5c3_Var90 string
 				templ_7745c5c3_Var90, templ_7745c5c3_Err = templ.JoinStringErrs(ch)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 595, Col: 15}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 648, Col: 15}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var90))
 				if templ_7745c5c3_Err != nil {
@@ -1932,7 +1985,7 @@ func ingestQuestion(q IngestQuestion, form string) templ.Component {
 		var templ_7745c5c3_Var91 string
 		templ_7745c5c3_Var91, templ_7745c5c3_Err = templ.JoinStringErrs(q.Answer)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 599, Col: 31}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 652, Col: 31}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var91))
 		if templ_7745c5c3_Err != nil {
@@ -1945,7 +1998,7 @@ func ingestQuestion(q IngestQuestion, form string) templ.Component {
 		var templ_7745c5c3_Var92 string
 		templ_7745c5c3_Var92, templ_7745c5c3_Err = templ.JoinStringErrs(q.Explanation)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 600, Col: 29}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 653, Col: 29}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var92))
 		if templ_7745c5c3_Err != nil {
@@ -1963,7 +2016,7 @@ func ingestQuestion(q IngestQuestion, form string) templ.Component {
 			var templ_7745c5c3_Var93 string
 			templ_7745c5c3_Var93, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(q.EditURL)).ResolveURL(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 602, Col: 42}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 655, Col: 42}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var93)
 			if templ_7745c5c3_Err != nil {
@@ -1976,7 +2029,7 @@ func ingestQuestion(q IngestQuestion, form string) templ.Component {
 			var templ_7745c5c3_Var94 string
 			templ_7745c5c3_Var94, templ_7745c5c3_Err = templruntime.NewAttributeExpression("prompt-" + q.ExtID).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 602, Col: 83}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 655, Col: 83}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var94)
 			if templ_7745c5c3_Err != nil {
@@ -1989,7 +2042,7 @@ func ingestQuestion(q IngestQuestion, form string) templ.Component {
 			var templ_7745c5c3_Var95 string
 			templ_7745c5c3_Var95, templ_7745c5c3_Err = templ.JoinStringErrs(q.ExtID)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 602, Col: 142}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 655, Col: 142}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var95))
 			if templ_7745c5c3_Err != nil {
@@ -2007,7 +2060,7 @@ func ingestQuestion(q IngestQuestion, form string) templ.Component {
 		var templ_7745c5c3_Var96 string
 		templ_7745c5c3_Var96, templ_7745c5c3_Err = templ.JoinStringErrs(q.SourceText)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 606, Col: 25}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 659, Col: 25}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var96))
 		if templ_7745c5c3_Err != nil {
@@ -2025,7 +2078,7 @@ func ingestQuestion(q IngestQuestion, form string) templ.Component {
 			var templ_7745c5c3_Var97 string
 			templ_7745c5c3_Var97, templ_7745c5c3_Err = templruntime.NewAttributeExpression(prURL(pr)).ResolveURL(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 609, Col: 24}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 662, Col: 24}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var97)
 			if templ_7745c5c3_Err != nil {
@@ -2038,7 +2091,7 @@ func ingestQuestion(q IngestQuestion, form string) templ.Component {
 			var templ_7745c5c3_Var98 string
 			templ_7745c5c3_Var98, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(pr))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 609, Col: 46}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 662, Col: 46}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var98))
 			if templ_7745c5c3_Err != nil {
@@ -2093,7 +2146,7 @@ func AdminIngestDocument(p Page, d IngestDocumentPage) templ.Component {
 			var templ_7745c5c3_Var101 string
 			templ_7745c5c3_Var101, templ_7745c5c3_Err = templ.JoinStringErrs(docTitle(d.Doc.Title, d.Doc.Key))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 619, Col: 40}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 672, Col: 40}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var101))
 			if templ_7745c5c3_Err != nil {
@@ -2106,7 +2159,7 @@ func AdminIngestDocument(p Page, d IngestDocumentPage) templ.Component {
 			var templ_7745c5c3_Var102 string
 			templ_7745c5c3_Var102, templ_7745c5c3_Err = templ.JoinStringErrs(d.Doc.Key)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 621, Col: 35}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 674, Col: 35}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var102))
 			if templ_7745c5c3_Err != nil {
@@ -2119,7 +2172,7 @@ func AdminIngestDocument(p Page, d IngestDocumentPage) templ.Component {
 			var templ_7745c5c3_Var103 string
 			templ_7745c5c3_Var103, templ_7745c5c3_Err = templ.JoinStringErrs(formatLabel(d.Doc.Format))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 621, Col: 68}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 674, Col: 68}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var103))
 			if templ_7745c5c3_Err != nil {
@@ -2132,7 +2185,7 @@ func AdminIngestDocument(p Page, d IngestDocumentPage) templ.Component {
 			var templ_7745c5c3_Var104 string
 			templ_7745c5c3_Var104, templ_7745c5c3_Err = templ.JoinStringErrs(d.Doc.File)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 621, Col: 86}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 674, Col: 86}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var104))
 			if templ_7745c5c3_Err != nil {
@@ -2145,7 +2198,7 @@ func AdminIngestDocument(p Page, d IngestDocumentPage) templ.Component {
 			var templ_7745c5c3_Var105 string
 			templ_7745c5c3_Var105, templ_7745c5c3_Err = templ.JoinStringErrs(d.Doc.UpdatedAt)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 621, Col: 116}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 674, Col: 116}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var105))
 			if templ_7745c5c3_Err != nil {
@@ -2158,7 +2211,7 @@ func AdminIngestDocument(p Page, d IngestDocumentPage) templ.Component {
 			var templ_7745c5c3_Var106 string
 			templ_7745c5c3_Var106, templ_7745c5c3_Err = templ.JoinStringErrs(d.Doc.DeckTitle)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 623, Col: 31}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 676, Col: 31}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var106))
 			if templ_7745c5c3_Err != nil {
@@ -2171,7 +2224,7 @@ func AdminIngestDocument(p Page, d IngestDocumentPage) templ.Component {
 			var templ_7745c5c3_Var107 string
 			templ_7745c5c3_Var107, templ_7745c5c3_Err = templ.JoinStringErrs(d.Doc.DeckSlug)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 623, Col: 72}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 676, Col: 72}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var107))
 			if templ_7745c5c3_Err != nil {
@@ -2184,7 +2237,7 @@ func AdminIngestDocument(p Page, d IngestDocumentPage) templ.Component {
 			var templ_7745c5c3_Var108 string
 			templ_7745c5c3_Var108, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(d.Doc.Entries))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 624, Col: 45}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 677, Col: 45}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var108))
 			if templ_7745c5c3_Err != nil {
@@ -2197,7 +2250,7 @@ func AdminIngestDocument(p Page, d IngestDocumentPage) templ.Component {
 			var templ_7745c5c3_Var109 string
 			templ_7745c5c3_Var109, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(d.Doc.Stages))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 624, Col: 99}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 677, Col: 99}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var109))
 			if templ_7745c5c3_Err != nil {
@@ -2215,7 +2268,7 @@ func AdminIngestDocument(p Page, d IngestDocumentPage) templ.Component {
 				var templ_7745c5c3_Var110 string
 				templ_7745c5c3_Var110, templ_7745c5c3_Err = templ.JoinStringErrs(d.Notice)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 627, Col: 53}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 680, Col: 53}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var110))
 				if templ_7745c5c3_Err != nil {
@@ -2238,7 +2291,7 @@ func AdminIngestDocument(p Page, d IngestDocumentPage) templ.Component {
 				var templ_7745c5c3_Var111 string
 				templ_7745c5c3_Var111, templ_7745c5c3_Err = templ.JoinStringErrs(d.Problem)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 630, Col: 49}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 683, Col: 49}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var111))
 				if templ_7745c5c3_Err != nil {
@@ -2256,7 +2309,7 @@ func AdminIngestDocument(p Page, d IngestDocumentPage) templ.Component {
 			var templ_7745c5c3_Var112 string
 			templ_7745c5c3_Var112, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(d.PublishURL)).ResolveURL(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 632, Col: 77}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 685, Col: 77}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var112)
 			if templ_7745c5c3_Err != nil {
@@ -2277,7 +2330,7 @@ func AdminIngestDocument(p Page, d IngestDocumentPage) templ.Component {
 			var templ_7745c5c3_Var113 string
 			templ_7745c5c3_Var113, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(d.RetireURL)).ResolveURL(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 636, Col: 111}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 689, Col: 111}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var113)
 			if templ_7745c5c3_Err != nil {
@@ -2355,7 +2408,7 @@ func allForm(p Page, action, id string, qs []IngestQuestion, confirm, button str
 		var templ_7745c5c3_Var115 string
 		templ_7745c5c3_Var115, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(action)).ResolveURL(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 656, Col: 51}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 709, Col: 51}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var115)
 		if templ_7745c5c3_Err != nil {
@@ -2381,7 +2434,7 @@ func allForm(p Page, action, id string, qs []IngestQuestion, confirm, button str
 			var templ_7745c5c3_Var116 string
 			templ_7745c5c3_Var116, templ_7745c5c3_Err = templruntime.NewAttributeExpression(strconv.FormatInt(q.ID, 10)).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 660, Col: 70}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 713, Col: 70}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var116)
 			if templ_7745c5c3_Err != nil {
@@ -2399,7 +2452,7 @@ func allForm(p Page, action, id string, qs []IngestQuestion, confirm, button str
 		var templ_7745c5c3_Var117 string
 		templ_7745c5c3_Var117, templ_7745c5c3_Err = templruntime.NewAttributeExpression("ingest-" + id + "-confirm").Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 662, Col: 57}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 715, Col: 57}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var117)
 		if templ_7745c5c3_Err != nil {
@@ -2412,7 +2465,7 @@ func allForm(p Page, action, id string, qs []IngestQuestion, confirm, button str
 		var templ_7745c5c3_Var118 string
 		templ_7745c5c3_Var118, templ_7745c5c3_Err = templruntime.NewAttributeExpression("ingest-" + id + "-confirm").Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 663, Col: 42}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 716, Col: 42}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var118)
 		if templ_7745c5c3_Err != nil {
@@ -2425,7 +2478,7 @@ func allForm(p Page, action, id string, qs []IngestQuestion, confirm, button str
 		var templ_7745c5c3_Var119 string
 		templ_7745c5c3_Var119, templ_7745c5c3_Err = templ.JoinStringErrs(confirm)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 663, Col: 54}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 716, Col: 54}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var119))
 		if templ_7745c5c3_Err != nil {
@@ -2438,7 +2491,7 @@ func allForm(p Page, action, id string, qs []IngestQuestion, confirm, button str
 		var templ_7745c5c3_Var120 string
 		templ_7745c5c3_Var120, templ_7745c5c3_Err = templruntime.NewAttributeExpression("ingest-" + id).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 664, Col: 43}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 717, Col: 43}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var120)
 		if templ_7745c5c3_Err != nil {
@@ -2451,7 +2504,7 @@ func allForm(p Page, action, id string, qs []IngestQuestion, confirm, button str
 		var templ_7745c5c3_Var121 string
 		templ_7745c5c3_Var121, templ_7745c5c3_Err = templ.JoinStringErrs(button)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 664, Col: 70}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 717, Col: 70}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var121))
 		if templ_7745c5c3_Err != nil {
@@ -2489,7 +2542,7 @@ func ingestQuestionSection(title, id string, qs []IngestQuestion) templ.Componen
 		var templ_7745c5c3_Var123 string
 		templ_7745c5c3_Var123, templ_7745c5c3_Err = templruntime.NewAttributeExpression("ingest-" + id).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 669, Col: 29}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 722, Col: 29}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var123)
 		if templ_7745c5c3_Err != nil {
@@ -2502,7 +2555,7 @@ func ingestQuestionSection(title, id string, qs []IngestQuestion) templ.Componen
 		var templ_7745c5c3_Var124 string
 		templ_7745c5c3_Var124, templ_7745c5c3_Err = templ.JoinStringErrs(title)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 670, Col: 13}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 723, Col: 13}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var124))
 		if templ_7745c5c3_Err != nil {
@@ -2515,7 +2568,7 @@ func ingestQuestionSection(title, id string, qs []IngestQuestion) templ.Componen
 		var templ_7745c5c3_Var125 string
 		templ_7745c5c3_Var125, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(len(qs)))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 670, Col: 40}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 723, Col: 40}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var125))
 		if templ_7745c5c3_Err != nil {
@@ -2575,7 +2628,7 @@ func editProblem(typ string, pr quiz.FieldError) templ.Component {
 			var templ_7745c5c3_Var127 string
 			templ_7745c5c3_Var127, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL("#" + input)).ResolveURL(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 684, Col: 39}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 737, Col: 39}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var127)
 			if templ_7745c5c3_Err != nil {
@@ -2588,7 +2641,7 @@ func editProblem(typ string, pr quiz.FieldError) templ.Component {
 			var templ_7745c5c3_Var128 string
 			templ_7745c5c3_Var128, templ_7745c5c3_Err = templ.JoinStringErrs(label)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 684, Col: 57}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 737, Col: 57}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var128))
 			if templ_7745c5c3_Err != nil {
@@ -2599,9 +2652,9 @@ func editProblem(typ string, pr quiz.FieldError) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var129 string
-			templ_7745c5c3_Var129, templ_7745c5c3_Err = templ.JoinStringErrs(pr.Msg)
+			templ_7745c5c3_Var129, templ_7745c5c3_Err = templ.JoinStringErrs(problemText(pr.Msg))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 684, Col: 82}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 737, Col: 95}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var129))
 			if templ_7745c5c3_Err != nil {
@@ -2615,7 +2668,7 @@ func editProblem(typ string, pr quiz.FieldError) templ.Component {
 			var templ_7745c5c3_Var130 string
 			templ_7745c5c3_Var130, templ_7745c5c3_Err = templ.JoinStringErrs(label)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 686, Col: 18}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 739, Col: 18}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var130))
 			if templ_7745c5c3_Err != nil {
@@ -2626,9 +2679,9 @@ func editProblem(typ string, pr quiz.FieldError) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var131 string
-			templ_7745c5c3_Var131, templ_7745c5c3_Err = templ.JoinStringErrs(pr.Msg)
+			templ_7745c5c3_Var131, templ_7745c5c3_Err = templ.JoinStringErrs(problemText(pr.Msg))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 686, Col: 39}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 739, Col: 52}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var131))
 			if templ_7745c5c3_Err != nil {
@@ -2679,7 +2732,7 @@ func AdminIngestEdit(p Page, e IngestEdit) templ.Component {
 			var templ_7745c5c3_Var134 string
 			templ_7745c5c3_Var134, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(e.BackURL)).ResolveURL(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 693, Col: 39}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 746, Col: 39}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var134)
 			if templ_7745c5c3_Err != nil {
@@ -2692,7 +2745,7 @@ func AdminIngestEdit(p Page, e IngestEdit) templ.Component {
 			var templ_7745c5c3_Var135 string
 			templ_7745c5c3_Var135, templ_7745c5c3_Err = templ.JoinStringErrs(e.ExtID)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 695, Col: 35}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 748, Col: 35}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var135))
 			if templ_7745c5c3_Err != nil {
@@ -2705,7 +2758,7 @@ func AdminIngestEdit(p Page, e IngestEdit) templ.Component {
 			var templ_7745c5c3_Var136 string
 			templ_7745c5c3_Var136, templ_7745c5c3_Err = templ.JoinStringErrs(typeLabel(e.Type))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 695, Col: 60}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 748, Col: 60}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var136))
 			if templ_7745c5c3_Err != nil {
@@ -2718,7 +2771,7 @@ func AdminIngestEdit(p Page, e IngestEdit) templ.Component {
 			var templ_7745c5c3_Var137 string
 			templ_7745c5c3_Var137, templ_7745c5c3_Err = templ.JoinStringErrs(statusLabel(e.Status))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 695, Col: 89}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 748, Col: 89}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var137))
 			if templ_7745c5c3_Err != nil {
@@ -2751,7 +2804,7 @@ func AdminIngestEdit(p Page, e IngestEdit) templ.Component {
 			var templ_7745c5c3_Var138 string
 			templ_7745c5c3_Var138, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(e.Action)).ResolveURL(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 707, Col: 55}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 760, Col: 55}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var138)
 			if templ_7745c5c3_Err != nil {
@@ -2777,7 +2830,7 @@ func AdminIngestEdit(p Page, e IngestEdit) templ.Component {
 				var templ_7745c5c3_Var139 string
 				templ_7745c5c3_Var139, templ_7745c5c3_Err = templ.JoinStringErrs(clozeHint)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 711, Col: 37}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 764, Col: 37}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var139))
 				if templ_7745c5c3_Err != nil {
@@ -2817,7 +2870,7 @@ func AdminIngestEdit(p Page, e IngestEdit) templ.Component {
 			var templ_7745c5c3_Var140 string
 			templ_7745c5c3_Var140, templ_7745c5c3_Err = templ.JoinStringErrs(e.Prompt)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 713, Col: 113}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 766, Col: 113}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var140))
 			if templ_7745c5c3_Err != nil {
@@ -2862,7 +2915,7 @@ func AdminIngestEdit(p Page, e IngestEdit) templ.Component {
 				var templ_7745c5c3_Var141 string
 				templ_7745c5c3_Var141, templ_7745c5c3_Err = templ.JoinStringErrs(e.Choices)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 717, Col: 110}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 770, Col: 110}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var141))
 				if templ_7745c5c3_Err != nil {
@@ -2883,7 +2936,7 @@ func AdminIngestEdit(p Page, e IngestEdit) templ.Component {
 					var templ_7745c5c3_Var142 string
 					templ_7745c5c3_Var142, templ_7745c5c3_Err = templruntime.NewAttributeExpression(e.Answer).Resolve(ctx)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 719, Col: 72}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 772, Col: 72}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var142)
 					if templ_7745c5c3_Err != nil {
@@ -2945,7 +2998,7 @@ func AdminIngestEdit(p Page, e IngestEdit) templ.Component {
 				var templ_7745c5c3_Var143 string
 				templ_7745c5c3_Var143, templ_7745c5c3_Err = templ.JoinStringErrs(e.Choices)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 722, Col: 110}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 775, Col: 110}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var143))
 				if templ_7745c5c3_Err != nil {
@@ -2984,7 +3037,7 @@ func AdminIngestEdit(p Page, e IngestEdit) templ.Component {
 				var templ_7745c5c3_Var144 string
 				templ_7745c5c3_Var144, templ_7745c5c3_Err = templ.JoinStringErrs(e.Answers)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 724, Col: 110}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 777, Col: 110}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var144))
 				if templ_7745c5c3_Err != nil {
@@ -3061,7 +3114,7 @@ func AdminIngestEdit(p Page, e IngestEdit) templ.Component {
 					var templ_7745c5c3_Var145 string
 					templ_7745c5c3_Var145, templ_7745c5c3_Err = templruntime.NewAttributeExpression(e.Answer).Resolve(ctx)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 733, Col: 72}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 786, Col: 72}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var145)
 					if templ_7745c5c3_Err != nil {
@@ -3118,7 +3171,7 @@ func AdminIngestEdit(p Page, e IngestEdit) templ.Component {
 				var templ_7745c5c3_Var146 string
 				templ_7745c5c3_Var146, templ_7745c5c3_Err = templ.JoinStringErrs(e.Accept)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 735, Col: 106}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 788, Col: 106}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var146))
 				if templ_7745c5c3_Err != nil {
@@ -3162,7 +3215,7 @@ func AdminIngestEdit(p Page, e IngestEdit) templ.Component {
 				var templ_7745c5c3_Var147 string
 				templ_7745c5c3_Var147, templ_7745c5c3_Err = templ.JoinStringErrs(e.Items)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 738, Col: 102}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 791, Col: 102}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var147))
 				if templ_7745c5c3_Err != nil {
@@ -3206,7 +3259,7 @@ func AdminIngestEdit(p Page, e IngestEdit) templ.Component {
 				var templ_7745c5c3_Var148 string
 				templ_7745c5c3_Var148, templ_7745c5c3_Err = templ.JoinStringErrs(e.Answer)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 741, Col: 106}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 794, Col: 106}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var148))
 				if templ_7745c5c3_Err != nil {
@@ -3250,7 +3303,7 @@ func AdminIngestEdit(p Page, e IngestEdit) templ.Component {
 			var templ_7745c5c3_Var149 string
 			templ_7745c5c3_Var149, templ_7745c5c3_Err = templ.JoinStringErrs(e.Explanation)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 744, Col: 133}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 797, Col: 133}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var149))
 			if templ_7745c5c3_Err != nil {
@@ -3263,7 +3316,7 @@ func AdminIngestEdit(p Page, e IngestEdit) templ.Component {
 			var templ_7745c5c3_Var150 string
 			templ_7745c5c3_Var150, templ_7745c5c3_Err = templ.JoinStringErrs(e.SourceText)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 749, Col: 21}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 802, Col: 21}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var150))
 			if templ_7745c5c3_Err != nil {

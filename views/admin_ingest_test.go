@@ -87,3 +87,50 @@ func TestEditFocus(t *testing.T) {
 		})
 	}
 }
+
+// TestProblemText: every problem the edit form can cause is told in the
+// form's words, with list items counted from 1.
+func TestProblemText(t *testing.T) {
+	long := strings.Repeat("x", quiz.MaxTextBytes+1)
+	base := func(typ quiz.Type) quiz.Question {
+		return quiz.Question{ExtID: "x", Type: typ, Prompt: "p", Explanation: "e"}
+	}
+	with := func(q quiz.Question, f func(*quiz.Question)) quiz.Question { f(&q); return q }
+	questions := []quiz.Question{
+		with(base(quiz.SingleChoice), func(q *quiz.Question) { q.Prompt, q.Explanation, q.Choices, q.Answer = " ", "", []string{"a"}, "z" }),
+		with(base(quiz.SingleChoice), func(q *quiz.Question) { q.Choices, q.Answer = []string{"a", "b", "A"}, "" }),
+		with(base(quiz.MultiChoice), func(q *quiz.Question) { q.Choices, q.Answers = []string{"a", "b"}, []string{"a", "a", "z"} }),
+		with(base(quiz.MultiChoice), func(q *quiz.Question) { q.Choices = []string{"a", "b"} }),
+		base(quiz.TrueFalse),
+		with(base(quiz.Cloze), func(q *quiz.Question) { q.Prompt = "no gap" }),
+		with(base(quiz.Cloze), func(q *quiz.Question) { q.Prompt = "{{a" }),
+		with(base(quiz.Cloze), func(q *quiz.Question) { q.Prompt = "a}}" }),
+		with(base(quiz.Cloze), func(q *quiz.Question) { q.Prompt = "}} {{a}}" }),
+		with(base(quiz.Cloze), func(q *quiz.Question) { q.Prompt = "{{a {{b}} }}" }),
+		with(base(quiz.Cloze), func(q *quiz.Question) { q.Prompt = "{{a}} {{ | }}" }),
+		with(base(quiz.Typed), func(q *quiz.Question) { q.Accept = []string{" "} }),
+		with(base(quiz.Order), func(q *quiz.Question) { q.Items = []string{"a"} }),
+		with(base(quiz.Order), func(q *quiz.Question) { q.Items = []string{"a", "b", "a", ""} }),
+		with(base(quiz.Flashcard), func(q *quiz.Question) { q.Prompt, q.Explanation = long, "\xff" }),
+	}
+	seen := 0
+	for _, q := range questions {
+		var ve *quiz.ValidationError
+		if !errors.As(q.Validate(), &ve) {
+			t.Fatalf("%+v is valid", q)
+		}
+		for _, pr := range ve.Problems {
+			seen++
+			got := problemText(pr.Msg)
+			if got == pr.Msg || regexp.MustCompile(`\b(?:is|not|the|choices)\b|\[\d+\]`).MatchString(got) {
+				t.Errorf("%s %s: %q is told as %q", q.Type, pr.Field, pr.Msg, got)
+			}
+		}
+	}
+	if seen < 20 {
+		t.Errorf("only %d problems seen", seen)
+	}
+	if got := problemText(`"A" repeats choices[0]`); got != `"A" は 1 つ目と同じです。` {
+		t.Errorf("repeats = %q, want the item counted from 1", got)
+	}
+}
