@@ -536,6 +536,8 @@ func TestStageWordingEnglish(t *testing.T) {
 		{"Kubeadm: Removed the cleanup of the `--fancy-image` kubelet flag on upgrade.", "", "", ""},
 		{"Kubeadm: Removed usage of the deprecated `--fancy-check` flag.", "", "", ""},
 		{"Removed the special-casing of `FancyGate` on Windows.", "", "", ""},
+		{"Deprecated the special-casing of `FancyGate` on Windows.", "", "", ""},
+		{"Deprecated warnings about the `--fancy-flag` flag.", "", "", ""},
 		// But deprecating the use of X deprecates X.
 		{"Deprecated the use of the `--fancy-flag` flag.", "--fancy-flag", StageDeprecated, ""},
 		{"Deprecated usage of the `FancyGate` feature gate.", "FancyGate", StageDeprecated, ""},

@@ -139,11 +139,14 @@ var (
 	reAnyRelease     = regexp.MustCompile(`(?:^|[^\d.])v?1\.(\d{1,2})(?:[^\d.]|$)`)
 	reDocFix         = regexp.MustCompile(`\bcomments?\b|\btypos?\b`)
 	reAdvice         = regexp.MustCompile(`(?i)\bplease\b|\bconsider\b|\byou should\b|\brecommend`)
-	// reObjAround starts the object of "Removed X" that names something
-	// done with X rather than X: "Removed the cleanup of the
-	// --pod-infra-container-image flag", "Removed usage of the deprecated
-	// etcd flags": X itself stays.
-	reObjAround   = regexp.MustCompile(`(?i)^\s*(?:the\s+|a\s+|an\s+|any\s+)?(?:clean-?ups?|usages?|uses?|handling|references?|mentions?|workarounds?|special[- ]casing|fallbacks?|calls?|checks?|logic|code|warnings?)\s+(?:of|to|for|on|about|around)\b`)
+	// reObjAround starts the object of "Removed X" or "Deprecated X" that
+	// names something done with X rather than X: "Removed the cleanup of
+	// the --pod-infra-container-image flag", "Removed usage of the
+	// deprecated etcd flags": X itself stays.
+	reObjAround = regexp.MustCompile(`(?i)^\s*(?:the\s+|a\s+|an\s+|any\s+)?(?:clean-?ups?|usages?|uses?|handling|references?|mentions?|workarounds?|special[- ]casing|fallbacks?|calls?|checks?|logic|code|warnings?)\s+(?:of|to|for|on|about|around)\b`)
+	// reObjUse is the part of reObjAround that, after "Deprecated", still
+	// names X: the use of X is what a deprecation of X asks to stop.
+	reObjUse      = regexp.MustCompile(`(?i)^\s*(?:the\s+|a\s+|an\s+|any\s+)?(?:usages?|uses?)\s+of\b`)
 	reObjStop     = regexp.MustCompile(`(?i)\s+(?:is|are|was|were|will|has|have|in|since|as of|from|which|that|to|with|for)\b|\s+and\s+(?:add|adds|added|make|makes|made|use|used|uses|replace|replaced|introduce|introduced|update|updated|mark|marked|set|move|moved|rename|renamed)\b|[()]`)
 	reNegAfterJa  = regexp.MustCompile(`^(?:ではな|でな|にならな|になっていな|されていな|されな|しな|されず|しません|されません|にはな|予定|される予定|する予定|た場合|る場合|ても|たとき|たら|ると|たよう|るよう|らしい|かもしれ)`)
 	rePRRef       = regexp.MustCompile(`(?:^|[^\w#-])#(\d{4,7})\b|kubernetes/kubernetes/pull/(\d+)`)
@@ -204,8 +207,10 @@ func findStageMatches(sent, low string, docMinor int) []stageMatch {
 						sm.end = sm.obj[1]
 					}
 					// "Deprecated the use of X" deprecates X; "Removed the use
-					// of X" removes nothing of X.
-					if strings.TrimSpace(sent[sm.obj[0]:sm.obj[1]]) == "" || sm.stage == StageRemoved && reObjAround.MatchString(sent[sm.obj[0]:sm.obj[1]]) {
+					// of X" removes nothing of X, nor does either verb with
+					// the cleanup, a workaround or warnings of X.
+					obj := sent[sm.obj[0]:sm.obj[1]]
+					if strings.TrimSpace(obj) == "" || reObjAround.MatchString(obj) && (sm.stage == StageRemoved || !reObjUse.MatchString(obj)) {
 						continue
 					}
 				}
