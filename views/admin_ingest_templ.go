@@ -178,12 +178,8 @@ var problemTexts = []struct {
 		return m[1] + " バイトあり、上限の " + m[2] + " バイトを超えています。"
 	}},
 	{regexp.MustCompile(`^is not valid UTF-8$`), func([]string) string { return "文字として読めないバイトがあります。" }},
-	{regexp.MustCompile(`^needs at least (\d+) choices, got (\d+)$`), func(m []string) string {
-		return "選択肢が " + m[2] + " つです。" + m[1] + " つ以上にしてください。"
-	}},
-	{regexp.MustCompile(`^an order question needs at least two items, got (\d+)$`), func(m []string) string {
-		return "項目が " + m[1] + " つです。2 つ以上にしてください。"
-	}},
+	{regexp.MustCompile(`^needs at least (\d+) choices, got (\d+)$`), func(m []string) string { return tooFew("選択肢", m[2], m[1]) }},
+	{regexp.MustCompile(`^an order question needs at least two items, got (\d+)$`), func(m []string) string { return tooFew("項目", m[1], "2") }},
 	{regexp.MustCompile(`^a cloze needs at least one gap written \{\{answer\}\}$`), func([]string) string {
 		return "空欄がありません。答えを {{答え}} のように書いてください。"
 	}},
@@ -203,6 +199,14 @@ func problemText(msg string) string {
 		}
 	}
 	return msg
+}
+
+// tooFew says that what has got items where it needs at least want.
+func tooFew(what, got, want string) string {
+	if got == "0" {
+		return what + "がありません。" + want + " つ以上入力してください。"
+	}
+	return what + "が " + got + " つだけです。" + want + " つ以上にしてください。"
 }
 
 // oneBased turns a 0-based index into the form's 1-based count.
@@ -430,7 +434,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 				var templ_7745c5c3_Var3 string
 				templ_7745c5c3_Var3, templ_7745c5c3_Err = templ.JoinStringErrs(errMsg)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 388, Col: 50}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 392, Col: 50}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var3))
 				if templ_7745c5c3_Err != nil {
@@ -456,7 +460,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 			var templ_7745c5c3_Var4 string
 			templ_7745c5c3_Var4, templ_7745c5c3_Err = templ.JoinStringErrs(limits.Text())
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 392, Col: 58}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 396, Col: 58}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var4))
 			if templ_7745c5c3_Err != nil {
@@ -469,7 +473,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 			var templ_7745c5c3_Var5 string
 			templ_7745c5c3_Var5, templ_7745c5c3_Err = templruntime.NewAttributeExpression(o.Release).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 397, Col: 76}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 401, Col: 76}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var5)
 			if templ_7745c5c3_Err != nil {
@@ -482,7 +486,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 			var templ_7745c5c3_Var6 string
 			templ_7745c5c3_Var6, templ_7745c5c3_Err = templruntime.NewAttributeExpression(o.SIG).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 401, Col: 64}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 405, Col: 64}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var6)
 			if templ_7745c5c3_Err != nil {
@@ -510,7 +514,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 				var templ_7745c5c3_Var7 string
 				templ_7745c5c3_Var7, templ_7745c5c3_Err = templruntime.NewAttributeExpression(f).Resolve(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 408, Col: 24}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 412, Col: 24}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var7)
 				if templ_7745c5c3_Err != nil {
@@ -533,7 +537,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 				var templ_7745c5c3_Var8 string
 				templ_7745c5c3_Var8, templ_7745c5c3_Err = templ.JoinStringErrs(formatLabel(f))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 408, Col: 71}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 412, Col: 71}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var8))
 				if templ_7745c5c3_Err != nil {
@@ -586,7 +590,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 					var templ_7745c5c3_Var9 string
 					templ_7745c5c3_Var9, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(d.URL)).ResolveURL(ctx)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 434, Col: 42}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 438, Col: 42}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var9)
 					if templ_7745c5c3_Err != nil {
@@ -599,7 +603,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 					var templ_7745c5c3_Var10 string
 					templ_7745c5c3_Var10, templ_7745c5c3_Err = templ.JoinStringErrs(docTitle(d.Title, d.Key))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 434, Col: 71}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 438, Col: 71}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var10))
 					if templ_7745c5c3_Err != nil {
@@ -612,7 +616,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 					var templ_7745c5c3_Var11 string
 					templ_7745c5c3_Var11, templ_7745c5c3_Err = templ.JoinStringErrs(d.Key)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 434, Col: 106}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 438, Col: 106}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var11))
 					if templ_7745c5c3_Err != nil {
@@ -625,7 +629,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 					var templ_7745c5c3_Var12 string
 					templ_7745c5c3_Var12, templ_7745c5c3_Err = templ.JoinStringErrs(d.DeckTitle)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 435, Col: 25}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 439, Col: 25}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var12))
 					if templ_7745c5c3_Err != nil {
@@ -638,7 +642,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 					var templ_7745c5c3_Var13 string
 					templ_7745c5c3_Var13, templ_7745c5c3_Err = templ.JoinStringErrs(d.DeckSlug)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 435, Col: 62}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 439, Col: 62}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var13))
 					if templ_7745c5c3_Err != nil {
@@ -651,7 +655,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 					var templ_7745c5c3_Var14 string
 					templ_7745c5c3_Var14, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(d.Entries))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 436, Col: 37}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 440, Col: 37}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var14))
 					if templ_7745c5c3_Err != nil {
@@ -664,7 +668,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 					var templ_7745c5c3_Var15 string
 					templ_7745c5c3_Var15, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(d.Stages))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 437, Col: 36}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 441, Col: 36}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var15))
 					if templ_7745c5c3_Err != nil {
@@ -677,7 +681,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 					var templ_7745c5c3_Var16 string
 					templ_7745c5c3_Var16, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(d.Drafts))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 438, Col: 36}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 442, Col: 36}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var16))
 					if templ_7745c5c3_Err != nil {
@@ -690,7 +694,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 					var templ_7745c5c3_Var17 string
 					templ_7745c5c3_Var17, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(d.Published))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 439, Col: 39}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 443, Col: 39}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var17))
 					if templ_7745c5c3_Err != nil {
@@ -703,7 +707,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 					var templ_7745c5c3_Var18 string
 					templ_7745c5c3_Var18, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(d.Retired))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 440, Col: 37}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 444, Col: 37}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var18))
 					if templ_7745c5c3_Err != nil {
@@ -716,7 +720,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 					var templ_7745c5c3_Var19 string
 					templ_7745c5c3_Var19, templ_7745c5c3_Err = templ.JoinStringErrs(d.UpdatedAt)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 441, Col: 25}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 445, Col: 25}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var19))
 					if templ_7745c5c3_Err != nil {
@@ -749,7 +753,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 					var templ_7745c5c3_Var20 string
 					templ_7745c5c3_Var20, templ_7745c5c3_Err = templ.JoinStringErrs(r.At)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 458, Col: 18}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 462, Col: 18}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var20))
 					if templ_7745c5c3_Err != nil {
@@ -762,7 +766,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 					var templ_7745c5c3_Var21 string
 					templ_7745c5c3_Var21, templ_7745c5c3_Err = templ.JoinStringErrs(r.Actor)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 459, Col: 21}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 463, Col: 21}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var21))
 					if templ_7745c5c3_Err != nil {
@@ -775,7 +779,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 					var templ_7745c5c3_Var22 string
 					templ_7745c5c3_Var22, templ_7745c5c3_Err = templruntime.NewAttributeExpression("sha256 " + r.SHA256).Resolve(ctx)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 460, Col: 40}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 464, Col: 40}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var22)
 					if templ_7745c5c3_Err != nil {
@@ -788,7 +792,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 					var templ_7745c5c3_Var23 string
 					templ_7745c5c3_Var23, templ_7745c5c3_Err = templ.JoinStringErrs(r.File)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 460, Col: 51}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 464, Col: 51}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var23))
 					if templ_7745c5c3_Err != nil {
@@ -801,7 +805,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 					var templ_7745c5c3_Var24 string
 					templ_7745c5c3_Var24, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(r.Added))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 461, Col: 35}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 465, Col: 35}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var24))
 					if templ_7745c5c3_Err != nil {
@@ -814,7 +818,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 					var templ_7745c5c3_Var25 string
 					templ_7745c5c3_Var25, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(r.Updated))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 462, Col: 37}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 466, Col: 37}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var25))
 					if templ_7745c5c3_Err != nil {
@@ -827,7 +831,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 					var templ_7745c5c3_Var26 string
 					templ_7745c5c3_Var26, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(r.Unchanged))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 463, Col: 39}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 467, Col: 39}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var26))
 					if templ_7745c5c3_Err != nil {
@@ -840,7 +844,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 					var templ_7745c5c3_Var27 string
 					templ_7745c5c3_Var27, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(r.Retired))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 464, Col: 37}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 468, Col: 37}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var27))
 					if templ_7745c5c3_Err != nil {
@@ -948,7 +952,7 @@ func IngestProgressFragment(pr IngestProgress) templ.Component {
 		var templ_7745c5c3_Var31 string
 		templ_7745c5c3_Var31, templ_7745c5c3_Err = templruntime.NewAttributeExpression(pr.StatusURL).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 493, Col: 48}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 497, Col: 48}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var31)
 		if templ_7745c5c3_Err != nil {
@@ -961,7 +965,7 @@ func IngestProgressFragment(pr IngestProgress) templ.Component {
 		var templ_7745c5c3_Var32 string
 		templ_7745c5c3_Var32, templ_7745c5c3_Err = templ.JoinStringErrs(pr.Step)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 494, Col: 14}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 498, Col: 14}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var32))
 		if templ_7745c5c3_Err != nil {
@@ -974,7 +978,7 @@ func IngestProgressFragment(pr IngestProgress) templ.Component {
 		var templ_7745c5c3_Var33 string
 		templ_7745c5c3_Var33, templ_7745c5c3_Err = templruntime.NewAttributeExpression(strconv.Itoa(pr.Done)).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 495, Col: 41}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 499, Col: 41}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var33)
 		if templ_7745c5c3_Err != nil {
@@ -987,7 +991,7 @@ func IngestProgressFragment(pr IngestProgress) templ.Component {
 		var templ_7745c5c3_Var34 string
 		templ_7745c5c3_Var34, templ_7745c5c3_Err = templruntime.NewAttributeExpression(strconv.Itoa(max(pr.Total, 1))).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 495, Col: 80}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 499, Col: 80}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var34)
 		if templ_7745c5c3_Err != nil {
@@ -1000,7 +1004,7 @@ func IngestProgressFragment(pr IngestProgress) templ.Component {
 		var templ_7745c5c3_Var35 string
 		templ_7745c5c3_Var35, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(pr.PageURL)).ResolveURL(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 496, Col: 40}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 500, Col: 40}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var35)
 		if templ_7745c5c3_Err != nil {
@@ -1038,7 +1042,7 @@ func ingestOptionFields(o IngestOptions) templ.Component {
 		var templ_7745c5c3_Var37 string
 		templ_7745c5c3_Var37, templ_7745c5c3_Err = templruntime.NewAttributeExpression(o.Release).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 501, Col: 54}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 505, Col: 54}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var37)
 		if templ_7745c5c3_Err != nil {
@@ -1051,7 +1055,7 @@ func ingestOptionFields(o IngestOptions) templ.Component {
 		var templ_7745c5c3_Var38 string
 		templ_7745c5c3_Var38, templ_7745c5c3_Err = templruntime.NewAttributeExpression(o.SIG).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 502, Col: 46}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 506, Col: 46}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var38)
 		if templ_7745c5c3_Err != nil {
@@ -1064,7 +1068,7 @@ func ingestOptionFields(o IngestOptions) templ.Component {
 		var templ_7745c5c3_Var39 string
 		templ_7745c5c3_Var39, templ_7745c5c3_Err = templruntime.NewAttributeExpression(o.Format).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 503, Col: 52}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 507, Col: 52}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var39)
 		if templ_7745c5c3_Err != nil {
@@ -1077,7 +1081,7 @@ func ingestOptionFields(o IngestOptions) templ.Component {
 		var templ_7745c5c3_Var40 string
 		templ_7745c5c3_Var40, templ_7745c5c3_Err = templruntime.NewAttributeExpression(o.Lang).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 504, Col: 48}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 508, Col: 48}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var40)
 		if templ_7745c5c3_Err != nil {
@@ -1137,7 +1141,7 @@ func AdminIngestPreview(p Page, pv IngestPreview) templ.Component {
 					var templ_7745c5c3_Var43 string
 					templ_7745c5c3_Var43, templ_7745c5c3_Err = templ.JoinStringErrs(pr.File)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 516, Col: 27}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 520, Col: 27}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var43))
 					if templ_7745c5c3_Err != nil {
@@ -1150,7 +1154,7 @@ func AdminIngestPreview(p Page, pv IngestPreview) templ.Component {
 					var templ_7745c5c3_Var44 string
 					templ_7745c5c3_Var44, templ_7745c5c3_Err = templ.JoinStringErrs(pr.Msg)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 516, Col: 48}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 520, Col: 48}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var44))
 					if templ_7745c5c3_Err != nil {
@@ -1163,7 +1167,7 @@ func AdminIngestPreview(p Page, pv IngestPreview) templ.Component {
 					var templ_7745c5c3_Var45 string
 					templ_7745c5c3_Var45, templ_7745c5c3_Err = templ.JoinStringErrs(pr.Detail)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 516, Col: 83}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 520, Col: 83}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var45))
 					if templ_7745c5c3_Err != nil {
@@ -1181,7 +1185,7 @@ func AdminIngestPreview(p Page, pv IngestPreview) templ.Component {
 				var templ_7745c5c3_Var46 string
 				templ_7745c5c3_Var46, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(pv.CancelURL)).ResolveURL(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 520, Col: 59}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 524, Col: 59}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var46)
 				if templ_7745c5c3_Err != nil {
@@ -1217,7 +1221,7 @@ func AdminIngestPreview(p Page, pv IngestPreview) templ.Component {
 				var templ_7745c5c3_Var47 string
 				templ_7745c5c3_Var47, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(pv.ApplyURL)).ResolveURL(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 530, Col: 59}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 534, Col: 59}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var47)
 				if templ_7745c5c3_Err != nil {
@@ -1242,7 +1246,7 @@ func AdminIngestPreview(p Page, pv IngestPreview) templ.Component {
 				var templ_7745c5c3_Var48 string
 				templ_7745c5c3_Var48, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(pv.CancelURL)).ResolveURL(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 535, Col: 60}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 539, Col: 60}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var48)
 				if templ_7745c5c3_Err != nil {
@@ -1295,7 +1299,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 		var templ_7745c5c3_Var50 string
 		templ_7745c5c3_Var50, templ_7745c5c3_Err = templ.JoinStringErrs(docTitle(d.Title, d.Key))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 546, Col: 32}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 550, Col: 32}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var50))
 		if templ_7745c5c3_Err != nil {
@@ -1308,7 +1312,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 		var templ_7745c5c3_Var51 string
 		templ_7745c5c3_Var51, templ_7745c5c3_Err = templ.JoinStringErrs(d.File)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 548, Col: 32}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 552, Col: 32}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var51))
 		if templ_7745c5c3_Err != nil {
@@ -1321,7 +1325,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 		var templ_7745c5c3_Var52 string
 		templ_7745c5c3_Var52, templ_7745c5c3_Err = templ.JoinStringErrs(d.Key)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 548, Col: 45}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 552, Col: 45}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var52))
 		if templ_7745c5c3_Err != nil {
@@ -1334,7 +1338,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 		var templ_7745c5c3_Var53 string
 		templ_7745c5c3_Var53, templ_7745c5c3_Err = templ.JoinStringErrs(formatLabel(d.Format))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 548, Col: 74}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 552, Col: 74}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var53))
 		if templ_7745c5c3_Err != nil {
@@ -1347,7 +1351,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 		var templ_7745c5c3_Var54 string
 		templ_7745c5c3_Var54, templ_7745c5c3_Err = templ.JoinStringErrs(outcomeLabel(d.Outcome))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 548, Col: 113}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 552, Col: 113}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var54))
 		if templ_7745c5c3_Err != nil {
@@ -1360,7 +1364,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 		var templ_7745c5c3_Var55 string
 		templ_7745c5c3_Var55, templ_7745c5c3_Err = templ.JoinStringErrs(d.DeckTitle)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 550, Col: 27}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 554, Col: 27}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var55))
 		if templ_7745c5c3_Err != nil {
@@ -1373,7 +1377,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 		var templ_7745c5c3_Var56 string
 		templ_7745c5c3_Var56, templ_7745c5c3_Err = templ.JoinStringErrs(d.DeckSlug)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 550, Col: 64}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 554, Col: 64}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var56))
 		if templ_7745c5c3_Err != nil {
@@ -1396,7 +1400,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 		var templ_7745c5c3_Var57 string
 		templ_7745c5c3_Var57, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(d.Entries))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 555, Col: 45}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 559, Col: 45}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var57))
 		if templ_7745c5c3_Err != nil {
@@ -1414,7 +1418,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 			var templ_7745c5c3_Var58 string
 			templ_7745c5c3_Var58, templ_7745c5c3_Err = templ.JoinStringErrs(kindLabel(k.Name))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 560, Col: 32}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 564, Col: 32}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var58))
 			if templ_7745c5c3_Err != nil {
@@ -1427,7 +1431,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 			var templ_7745c5c3_Var59 string
 			templ_7745c5c3_Var59, templ_7745c5c3_Err = templ.JoinStringErrs(k.Name)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 560, Col: 64}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 564, Col: 64}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var59))
 			if templ_7745c5c3_Err != nil {
@@ -1440,7 +1444,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 			var templ_7745c5c3_Var60 string
 			templ_7745c5c3_Var60, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(k.N))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 560, Col: 102}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 564, Col: 102}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var60))
 			if templ_7745c5c3_Err != nil {
@@ -1468,7 +1472,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 		var templ_7745c5c3_Var61 string
 		templ_7745c5c3_Var61, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(len(d.Stages)))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 565, Col: 70}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 569, Col: 70}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var61))
 		if templ_7745c5c3_Err != nil {
@@ -1486,7 +1490,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 			var templ_7745c5c3_Var62 string
 			templ_7745c5c3_Var62, templ_7745c5c3_Err = templ.JoinStringErrs(s.Feature)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 572, Col: 23}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 576, Col: 23}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var62))
 			if templ_7745c5c3_Err != nil {
@@ -1499,7 +1503,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 			var templ_7745c5c3_Var63 string
 			templ_7745c5c3_Var63, templ_7745c5c3_Err = templ.JoinStringErrs(stageLabel(s.Stage))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 573, Col: 33}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 577, Col: 33}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var63))
 			if templ_7745c5c3_Err != nil {
@@ -1512,7 +1516,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 			var templ_7745c5c3_Var64 string
 			templ_7745c5c3_Var64, templ_7745c5c3_Err = templ.JoinStringErrs(s.Release)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 574, Col: 23}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 578, Col: 23}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var64))
 			if templ_7745c5c3_Err != nil {
@@ -1530,7 +1534,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 				var templ_7745c5c3_Var65 string
 				templ_7745c5c3_Var65, templ_7745c5c3_Err = templruntime.NewAttributeExpression(prURL(s.PR)).ResolveURL(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 577, Col: 31}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 581, Col: 31}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var65)
 				if templ_7745c5c3_Err != nil {
@@ -1543,7 +1547,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 				var templ_7745c5c3_Var66 string
 				templ_7745c5c3_Var66, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(s.PR))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 577, Col: 55}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 581, Col: 55}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var66))
 				if templ_7745c5c3_Err != nil {
@@ -1561,7 +1565,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 			var templ_7745c5c3_Var67 string
 			templ_7745c5c3_Var67, templ_7745c5c3_Err = templ.JoinStringErrs(s.Evidence)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 580, Col: 31}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 584, Col: 31}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var67))
 			if templ_7745c5c3_Err != nil {
@@ -1594,7 +1598,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 				var templ_7745c5c3_Var68 string
 				templ_7745c5c3_Var68, templ_7745c5c3_Err = templ.JoinStringErrs(generatorLabel(g.Name))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 596, Col: 35}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 600, Col: 35}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var68))
 				if templ_7745c5c3_Err != nil {
@@ -1607,7 +1611,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 				var templ_7745c5c3_Var69 string
 				templ_7745c5c3_Var69, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(g.Added))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 597, Col: 34}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 601, Col: 34}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var69))
 				if templ_7745c5c3_Err != nil {
@@ -1620,7 +1624,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 				var templ_7745c5c3_Var70 string
 				templ_7745c5c3_Var70, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(g.Updated))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 598, Col: 36}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 602, Col: 36}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var70))
 				if templ_7745c5c3_Err != nil {
@@ -1633,7 +1637,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 				var templ_7745c5c3_Var71 string
 				templ_7745c5c3_Var71, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(g.Unchanged))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 599, Col: 38}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 603, Col: 38}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var71))
 				if templ_7745c5c3_Err != nil {
@@ -1646,7 +1650,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 				var templ_7745c5c3_Var72 string
 				templ_7745c5c3_Var72, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(g.KeptEdits))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 600, Col: 38}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 604, Col: 38}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var72))
 				if templ_7745c5c3_Err != nil {
@@ -1659,7 +1663,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 				var templ_7745c5c3_Var73 string
 				templ_7745c5c3_Var73, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(g.Retired))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 601, Col: 36}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 605, Col: 36}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var73))
 				if templ_7745c5c3_Err != nil {
@@ -1682,7 +1686,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 				var templ_7745c5c3_Var74 string
 				templ_7745c5c3_Var74, templ_7745c5c3_Err = templ.JoinStringErrs(generatorLabel(grp.Name))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 608, Col: 40}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 612, Col: 40}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var74))
 				if templ_7745c5c3_Err != nil {
@@ -1695,7 +1699,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 				var templ_7745c5c3_Var75 string
 				templ_7745c5c3_Var75, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(len(grp.Questions)))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 608, Col: 78}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 612, Col: 78}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var75))
 				if templ_7745c5c3_Err != nil {
@@ -1751,7 +1755,7 @@ func ingestQuestion(q IngestQuestion, form string) templ.Component {
 		var templ_7745c5c3_Var77 string
 		templ_7745c5c3_Var77, templ_7745c5c3_Err = templruntime.NewAttributeExpression("question-" + q.ExtID).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 621, Col: 60}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 625, Col: 60}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var77)
 		if templ_7745c5c3_Err != nil {
@@ -1769,7 +1773,7 @@ func ingestQuestion(q IngestQuestion, form string) templ.Component {
 			var templ_7745c5c3_Var78 string
 			templ_7745c5c3_Var78, templ_7745c5c3_Err = templruntime.NewAttributeExpression("select-" + strconv.FormatInt(q.ID, 10)).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 626, Col: 58}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 630, Col: 58}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var78)
 			if templ_7745c5c3_Err != nil {
@@ -1782,7 +1786,7 @@ func ingestQuestion(q IngestQuestion, form string) templ.Component {
 			var templ_7745c5c3_Var79 string
 			templ_7745c5c3_Var79, templ_7745c5c3_Err = templruntime.NewAttributeExpression("select-" + strconv.FormatInt(q.ID, 10)).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 627, Col: 74}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 631, Col: 74}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var79)
 			if templ_7745c5c3_Err != nil {
@@ -1795,7 +1799,7 @@ func ingestQuestion(q IngestQuestion, form string) templ.Component {
 			var templ_7745c5c3_Var80 string
 			templ_7745c5c3_Var80, templ_7745c5c3_Err = templruntime.NewAttributeExpression(strconv.FormatInt(q.ID, 10)).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 627, Col: 123}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 631, Col: 123}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var80)
 			if templ_7745c5c3_Err != nil {
@@ -1808,7 +1812,7 @@ func ingestQuestion(q IngestQuestion, form string) templ.Component {
 			var templ_7745c5c3_Var81 string
 			templ_7745c5c3_Var81, templ_7745c5c3_Err = templruntime.NewAttributeExpression(form).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 627, Col: 137}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 631, Col: 137}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var81)
 			if templ_7745c5c3_Err != nil {
@@ -1821,7 +1825,7 @@ func ingestQuestion(q IngestQuestion, form string) templ.Component {
 			var templ_7745c5c3_Var82 string
 			templ_7745c5c3_Var82, templ_7745c5c3_Err = templruntime.NewAttributeExpression("prompt-" + q.ExtID).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 627, Col: 178}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 631, Col: 178}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var82)
 			if templ_7745c5c3_Err != nil {
@@ -1834,7 +1838,7 @@ func ingestQuestion(q IngestQuestion, form string) templ.Component {
 			var templ_7745c5c3_Var83 string
 			templ_7745c5c3_Var83, templ_7745c5c3_Err = templ.JoinStringErrs(q.ExtID)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 628, Col: 54}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 632, Col: 54}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var83))
 			if templ_7745c5c3_Err != nil {
@@ -1852,7 +1856,7 @@ func ingestQuestion(q IngestQuestion, form string) templ.Component {
 		var templ_7745c5c3_Var84 string
 		templ_7745c5c3_Var84, templ_7745c5c3_Err = templ.JoinStringErrs(typeLabel(q.Type))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 632, Col: 25}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 636, Col: 25}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var84))
 		if templ_7745c5c3_Err != nil {
@@ -1865,7 +1869,7 @@ func ingestQuestion(q IngestQuestion, form string) templ.Component {
 		var templ_7745c5c3_Var85 string
 		templ_7745c5c3_Var85, templ_7745c5c3_Err = templ.JoinStringErrs(generatorLabel(q.Generator))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 632, Col: 60}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 636, Col: 60}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var85))
 		if templ_7745c5c3_Err != nil {
@@ -1883,7 +1887,7 @@ func ingestQuestion(q IngestQuestion, form string) templ.Component {
 			var templ_7745c5c3_Var86 string
 			templ_7745c5c3_Var86, templ_7745c5c3_Err = templ.JoinStringErrs(statusLabel(q.Status))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 634, Col: 33}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 638, Col: 33}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var86))
 			if templ_7745c5c3_Err != nil {
@@ -1902,7 +1906,7 @@ func ingestQuestion(q IngestQuestion, form string) templ.Component {
 			var templ_7745c5c3_Var87 string
 			templ_7745c5c3_Var87, templ_7745c5c3_Err = templ.JoinStringErrs(outcomeLabel(q.Outcome))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 637, Col: 35}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 641, Col: 35}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var87))
 			if templ_7745c5c3_Err != nil {
@@ -1926,7 +1930,7 @@ func ingestQuestion(q IngestQuestion, form string) templ.Component {
 		var templ_7745c5c3_Var88 string
 		templ_7745c5c3_Var88, templ_7745c5c3_Err = templruntime.NewAttributeExpression("prompt-" + q.ExtID).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 644, Col: 31}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 648, Col: 31}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var88)
 		if templ_7745c5c3_Err != nil {
@@ -1939,7 +1943,7 @@ func ingestQuestion(q IngestQuestion, form string) templ.Component {
 		var templ_7745c5c3_Var89 string
 		templ_7745c5c3_Var89, templ_7745c5c3_Err = templ.JoinStringErrs(q.Prompt)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 644, Col: 52}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 648, Col: 52}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var89))
 		if templ_7745c5c3_Err != nil {
@@ -1962,7 +1966,7 @@ func ingestQuestion(q IngestQuestion, form string) templ.Component {
 				var templ_7745c5c3_Var90 string
 				templ_7745c5c3_Var90, templ_7745c5c3_Err = templ.JoinStringErrs(ch)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 648, Col: 15}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 652, Col: 15}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var90))
 				if templ_7745c5c3_Err != nil {
@@ -1985,7 +1989,7 @@ func ingestQuestion(q IngestQuestion, form string) templ.Component {
 		var templ_7745c5c3_Var91 string
 		templ_7745c5c3_Var91, templ_7745c5c3_Err = templ.JoinStringErrs(q.Answer)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 652, Col: 31}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 656, Col: 31}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var91))
 		if templ_7745c5c3_Err != nil {
@@ -1998,7 +2002,7 @@ func ingestQuestion(q IngestQuestion, form string) templ.Component {
 		var templ_7745c5c3_Var92 string
 		templ_7745c5c3_Var92, templ_7745c5c3_Err = templ.JoinStringErrs(q.Explanation)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 653, Col: 29}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 657, Col: 29}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var92))
 		if templ_7745c5c3_Err != nil {
@@ -2016,7 +2020,7 @@ func ingestQuestion(q IngestQuestion, form string) templ.Component {
 			var templ_7745c5c3_Var93 string
 			templ_7745c5c3_Var93, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(q.EditURL)).ResolveURL(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 655, Col: 42}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 659, Col: 42}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var93)
 			if templ_7745c5c3_Err != nil {
@@ -2029,7 +2033,7 @@ func ingestQuestion(q IngestQuestion, form string) templ.Component {
 			var templ_7745c5c3_Var94 string
 			templ_7745c5c3_Var94, templ_7745c5c3_Err = templruntime.NewAttributeExpression("prompt-" + q.ExtID).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 655, Col: 83}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 659, Col: 83}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var94)
 			if templ_7745c5c3_Err != nil {
@@ -2042,7 +2046,7 @@ func ingestQuestion(q IngestQuestion, form string) templ.Component {
 			var templ_7745c5c3_Var95 string
 			templ_7745c5c3_Var95, templ_7745c5c3_Err = templ.JoinStringErrs(q.ExtID)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 655, Col: 142}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 659, Col: 142}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var95))
 			if templ_7745c5c3_Err != nil {
@@ -2060,7 +2064,7 @@ func ingestQuestion(q IngestQuestion, form string) templ.Component {
 		var templ_7745c5c3_Var96 string
 		templ_7745c5c3_Var96, templ_7745c5c3_Err = templ.JoinStringErrs(q.SourceText)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 659, Col: 25}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 663, Col: 25}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var96))
 		if templ_7745c5c3_Err != nil {
@@ -2078,7 +2082,7 @@ func ingestQuestion(q IngestQuestion, form string) templ.Component {
 			var templ_7745c5c3_Var97 string
 			templ_7745c5c3_Var97, templ_7745c5c3_Err = templruntime.NewAttributeExpression(prURL(pr)).ResolveURL(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 662, Col: 24}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 666, Col: 24}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var97)
 			if templ_7745c5c3_Err != nil {
@@ -2091,7 +2095,7 @@ func ingestQuestion(q IngestQuestion, form string) templ.Component {
 			var templ_7745c5c3_Var98 string
 			templ_7745c5c3_Var98, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(pr))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 662, Col: 46}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 666, Col: 46}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var98))
 			if templ_7745c5c3_Err != nil {
@@ -2146,7 +2150,7 @@ func AdminIngestDocument(p Page, d IngestDocumentPage) templ.Component {
 			var templ_7745c5c3_Var101 string
 			templ_7745c5c3_Var101, templ_7745c5c3_Err = templ.JoinStringErrs(docTitle(d.Doc.Title, d.Doc.Key))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 672, Col: 40}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 676, Col: 40}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var101))
 			if templ_7745c5c3_Err != nil {
@@ -2159,7 +2163,7 @@ func AdminIngestDocument(p Page, d IngestDocumentPage) templ.Component {
 			var templ_7745c5c3_Var102 string
 			templ_7745c5c3_Var102, templ_7745c5c3_Err = templ.JoinStringErrs(d.Doc.Key)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 674, Col: 35}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 678, Col: 35}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var102))
 			if templ_7745c5c3_Err != nil {
@@ -2172,7 +2176,7 @@ func AdminIngestDocument(p Page, d IngestDocumentPage) templ.Component {
 			var templ_7745c5c3_Var103 string
 			templ_7745c5c3_Var103, templ_7745c5c3_Err = templ.JoinStringErrs(formatLabel(d.Doc.Format))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 674, Col: 68}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 678, Col: 68}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var103))
 			if templ_7745c5c3_Err != nil {
@@ -2185,7 +2189,7 @@ func AdminIngestDocument(p Page, d IngestDocumentPage) templ.Component {
 			var templ_7745c5c3_Var104 string
 			templ_7745c5c3_Var104, templ_7745c5c3_Err = templ.JoinStringErrs(d.Doc.File)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 674, Col: 86}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 678, Col: 86}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var104))
 			if templ_7745c5c3_Err != nil {
@@ -2198,7 +2202,7 @@ func AdminIngestDocument(p Page, d IngestDocumentPage) templ.Component {
 			var templ_7745c5c3_Var105 string
 			templ_7745c5c3_Var105, templ_7745c5c3_Err = templ.JoinStringErrs(d.Doc.UpdatedAt)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 674, Col: 116}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 678, Col: 116}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var105))
 			if templ_7745c5c3_Err != nil {
@@ -2211,7 +2215,7 @@ func AdminIngestDocument(p Page, d IngestDocumentPage) templ.Component {
 			var templ_7745c5c3_Var106 string
 			templ_7745c5c3_Var106, templ_7745c5c3_Err = templ.JoinStringErrs(d.Doc.DeckTitle)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 676, Col: 31}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 680, Col: 31}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var106))
 			if templ_7745c5c3_Err != nil {
@@ -2224,7 +2228,7 @@ func AdminIngestDocument(p Page, d IngestDocumentPage) templ.Component {
 			var templ_7745c5c3_Var107 string
 			templ_7745c5c3_Var107, templ_7745c5c3_Err = templ.JoinStringErrs(d.Doc.DeckSlug)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 676, Col: 72}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 680, Col: 72}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var107))
 			if templ_7745c5c3_Err != nil {
@@ -2237,7 +2241,7 @@ func AdminIngestDocument(p Page, d IngestDocumentPage) templ.Component {
 			var templ_7745c5c3_Var108 string
 			templ_7745c5c3_Var108, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(d.Doc.Entries))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 677, Col: 45}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 681, Col: 45}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var108))
 			if templ_7745c5c3_Err != nil {
@@ -2250,7 +2254,7 @@ func AdminIngestDocument(p Page, d IngestDocumentPage) templ.Component {
 			var templ_7745c5c3_Var109 string
 			templ_7745c5c3_Var109, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(d.Doc.Stages))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 677, Col: 99}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 681, Col: 99}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var109))
 			if templ_7745c5c3_Err != nil {
@@ -2268,7 +2272,7 @@ func AdminIngestDocument(p Page, d IngestDocumentPage) templ.Component {
 				var templ_7745c5c3_Var110 string
 				templ_7745c5c3_Var110, templ_7745c5c3_Err = templ.JoinStringErrs(d.Notice)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 680, Col: 53}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 684, Col: 53}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var110))
 				if templ_7745c5c3_Err != nil {
@@ -2291,7 +2295,7 @@ func AdminIngestDocument(p Page, d IngestDocumentPage) templ.Component {
 				var templ_7745c5c3_Var111 string
 				templ_7745c5c3_Var111, templ_7745c5c3_Err = templ.JoinStringErrs(d.Problem)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 683, Col: 49}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 687, Col: 49}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var111))
 				if templ_7745c5c3_Err != nil {
@@ -2309,7 +2313,7 @@ func AdminIngestDocument(p Page, d IngestDocumentPage) templ.Component {
 			var templ_7745c5c3_Var112 string
 			templ_7745c5c3_Var112, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(d.PublishURL)).ResolveURL(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 685, Col: 77}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 689, Col: 77}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var112)
 			if templ_7745c5c3_Err != nil {
@@ -2330,7 +2334,7 @@ func AdminIngestDocument(p Page, d IngestDocumentPage) templ.Component {
 			var templ_7745c5c3_Var113 string
 			templ_7745c5c3_Var113, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(d.RetireURL)).ResolveURL(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 689, Col: 111}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 693, Col: 111}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var113)
 			if templ_7745c5c3_Err != nil {
@@ -2408,7 +2412,7 @@ func allForm(p Page, action, id string, qs []IngestQuestion, confirm, button str
 		var templ_7745c5c3_Var115 string
 		templ_7745c5c3_Var115, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(action)).ResolveURL(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 709, Col: 51}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 713, Col: 51}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var115)
 		if templ_7745c5c3_Err != nil {
@@ -2434,7 +2438,7 @@ func allForm(p Page, action, id string, qs []IngestQuestion, confirm, button str
 			var templ_7745c5c3_Var116 string
 			templ_7745c5c3_Var116, templ_7745c5c3_Err = templruntime.NewAttributeExpression(strconv.FormatInt(q.ID, 10)).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 713, Col: 70}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 717, Col: 70}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var116)
 			if templ_7745c5c3_Err != nil {
@@ -2452,7 +2456,7 @@ func allForm(p Page, action, id string, qs []IngestQuestion, confirm, button str
 		var templ_7745c5c3_Var117 string
 		templ_7745c5c3_Var117, templ_7745c5c3_Err = templruntime.NewAttributeExpression("ingest-" + id + "-confirm").Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 715, Col: 57}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 719, Col: 57}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var117)
 		if templ_7745c5c3_Err != nil {
@@ -2465,7 +2469,7 @@ func allForm(p Page, action, id string, qs []IngestQuestion, confirm, button str
 		var templ_7745c5c3_Var118 string
 		templ_7745c5c3_Var118, templ_7745c5c3_Err = templruntime.NewAttributeExpression("ingest-" + id + "-confirm").Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 716, Col: 42}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 720, Col: 42}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var118)
 		if templ_7745c5c3_Err != nil {
@@ -2478,7 +2482,7 @@ func allForm(p Page, action, id string, qs []IngestQuestion, confirm, button str
 		var templ_7745c5c3_Var119 string
 		templ_7745c5c3_Var119, templ_7745c5c3_Err = templ.JoinStringErrs(confirm)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 716, Col: 54}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 720, Col: 54}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var119))
 		if templ_7745c5c3_Err != nil {
@@ -2491,7 +2495,7 @@ func allForm(p Page, action, id string, qs []IngestQuestion, confirm, button str
 		var templ_7745c5c3_Var120 string
 		templ_7745c5c3_Var120, templ_7745c5c3_Err = templruntime.NewAttributeExpression("ingest-" + id).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 717, Col: 43}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 721, Col: 43}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var120)
 		if templ_7745c5c3_Err != nil {
@@ -2504,7 +2508,7 @@ func allForm(p Page, action, id string, qs []IngestQuestion, confirm, button str
 		var templ_7745c5c3_Var121 string
 		templ_7745c5c3_Var121, templ_7745c5c3_Err = templ.JoinStringErrs(button)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 717, Col: 70}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 721, Col: 70}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var121))
 		if templ_7745c5c3_Err != nil {
@@ -2542,7 +2546,7 @@ func ingestQuestionSection(title, id string, qs []IngestQuestion) templ.Componen
 		var templ_7745c5c3_Var123 string
 		templ_7745c5c3_Var123, templ_7745c5c3_Err = templruntime.NewAttributeExpression("ingest-" + id).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 722, Col: 29}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 726, Col: 29}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var123)
 		if templ_7745c5c3_Err != nil {
@@ -2555,7 +2559,7 @@ func ingestQuestionSection(title, id string, qs []IngestQuestion) templ.Componen
 		var templ_7745c5c3_Var124 string
 		templ_7745c5c3_Var124, templ_7745c5c3_Err = templ.JoinStringErrs(title)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 723, Col: 13}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 727, Col: 13}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var124))
 		if templ_7745c5c3_Err != nil {
@@ -2568,7 +2572,7 @@ func ingestQuestionSection(title, id string, qs []IngestQuestion) templ.Componen
 		var templ_7745c5c3_Var125 string
 		templ_7745c5c3_Var125, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(len(qs)))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 723, Col: 40}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 727, Col: 40}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var125))
 		if templ_7745c5c3_Err != nil {
@@ -2628,7 +2632,7 @@ func editProblem(typ string, pr quiz.FieldError) templ.Component {
 			var templ_7745c5c3_Var127 string
 			templ_7745c5c3_Var127, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL("#" + input)).ResolveURL(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 737, Col: 39}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 741, Col: 39}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var127)
 			if templ_7745c5c3_Err != nil {
@@ -2641,7 +2645,7 @@ func editProblem(typ string, pr quiz.FieldError) templ.Component {
 			var templ_7745c5c3_Var128 string
 			templ_7745c5c3_Var128, templ_7745c5c3_Err = templ.JoinStringErrs(label)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 737, Col: 57}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 741, Col: 57}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var128))
 			if templ_7745c5c3_Err != nil {
@@ -2654,7 +2658,7 @@ func editProblem(typ string, pr quiz.FieldError) templ.Component {
 			var templ_7745c5c3_Var129 string
 			templ_7745c5c3_Var129, templ_7745c5c3_Err = templ.JoinStringErrs(problemText(pr.Msg))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 737, Col: 95}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 741, Col: 95}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var129))
 			if templ_7745c5c3_Err != nil {
@@ -2668,7 +2672,7 @@ func editProblem(typ string, pr quiz.FieldError) templ.Component {
 			var templ_7745c5c3_Var130 string
 			templ_7745c5c3_Var130, templ_7745c5c3_Err = templ.JoinStringErrs(label)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 739, Col: 18}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 743, Col: 18}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var130))
 			if templ_7745c5c3_Err != nil {
@@ -2681,7 +2685,7 @@ func editProblem(typ string, pr quiz.FieldError) templ.Component {
 			var templ_7745c5c3_Var131 string
 			templ_7745c5c3_Var131, templ_7745c5c3_Err = templ.JoinStringErrs(problemText(pr.Msg))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 739, Col: 52}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 743, Col: 52}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var131))
 			if templ_7745c5c3_Err != nil {
@@ -2732,7 +2736,7 @@ func AdminIngestEdit(p Page, e IngestEdit) templ.Component {
 			var templ_7745c5c3_Var134 string
 			templ_7745c5c3_Var134, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(e.BackURL)).ResolveURL(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 746, Col: 39}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 750, Col: 39}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var134)
 			if templ_7745c5c3_Err != nil {
@@ -2745,7 +2749,7 @@ func AdminIngestEdit(p Page, e IngestEdit) templ.Component {
 			var templ_7745c5c3_Var135 string
 			templ_7745c5c3_Var135, templ_7745c5c3_Err = templ.JoinStringErrs(e.ExtID)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 748, Col: 35}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 752, Col: 35}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var135))
 			if templ_7745c5c3_Err != nil {
@@ -2758,7 +2762,7 @@ func AdminIngestEdit(p Page, e IngestEdit) templ.Component {
 			var templ_7745c5c3_Var136 string
 			templ_7745c5c3_Var136, templ_7745c5c3_Err = templ.JoinStringErrs(typeLabel(e.Type))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 748, Col: 60}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 752, Col: 60}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var136))
 			if templ_7745c5c3_Err != nil {
@@ -2771,7 +2775,7 @@ func AdminIngestEdit(p Page, e IngestEdit) templ.Component {
 			var templ_7745c5c3_Var137 string
 			templ_7745c5c3_Var137, templ_7745c5c3_Err = templ.JoinStringErrs(statusLabel(e.Status))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 748, Col: 89}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 752, Col: 89}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var137))
 			if templ_7745c5c3_Err != nil {
@@ -2804,7 +2808,7 @@ func AdminIngestEdit(p Page, e IngestEdit) templ.Component {
 			var templ_7745c5c3_Var138 string
 			templ_7745c5c3_Var138, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(e.Action)).ResolveURL(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 760, Col: 55}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 764, Col: 55}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var138)
 			if templ_7745c5c3_Err != nil {
@@ -2830,7 +2834,7 @@ func AdminIngestEdit(p Page, e IngestEdit) templ.Component {
 				var templ_7745c5c3_Var139 string
 				templ_7745c5c3_Var139, templ_7745c5c3_Err = templ.JoinStringErrs(clozeHint)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 764, Col: 37}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 768, Col: 37}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var139))
 				if templ_7745c5c3_Err != nil {
@@ -2870,7 +2874,7 @@ func AdminIngestEdit(p Page, e IngestEdit) templ.Component {
 			var templ_7745c5c3_Var140 string
 			templ_7745c5c3_Var140, templ_7745c5c3_Err = templ.JoinStringErrs(e.Prompt)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 766, Col: 113}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 770, Col: 113}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var140))
 			if templ_7745c5c3_Err != nil {
@@ -2915,7 +2919,7 @@ func AdminIngestEdit(p Page, e IngestEdit) templ.Component {
 				var templ_7745c5c3_Var141 string
 				templ_7745c5c3_Var141, templ_7745c5c3_Err = templ.JoinStringErrs(e.Choices)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 770, Col: 110}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 774, Col: 110}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var141))
 				if templ_7745c5c3_Err != nil {
@@ -2936,7 +2940,7 @@ func AdminIngestEdit(p Page, e IngestEdit) templ.Component {
 					var templ_7745c5c3_Var142 string
 					templ_7745c5c3_Var142, templ_7745c5c3_Err = templruntime.NewAttributeExpression(e.Answer).Resolve(ctx)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 772, Col: 72}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 776, Col: 72}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var142)
 					if templ_7745c5c3_Err != nil {
@@ -2998,7 +3002,7 @@ func AdminIngestEdit(p Page, e IngestEdit) templ.Component {
 				var templ_7745c5c3_Var143 string
 				templ_7745c5c3_Var143, templ_7745c5c3_Err = templ.JoinStringErrs(e.Choices)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 775, Col: 110}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 779, Col: 110}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var143))
 				if templ_7745c5c3_Err != nil {
@@ -3037,7 +3041,7 @@ func AdminIngestEdit(p Page, e IngestEdit) templ.Component {
 				var templ_7745c5c3_Var144 string
 				templ_7745c5c3_Var144, templ_7745c5c3_Err = templ.JoinStringErrs(e.Answers)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 777, Col: 110}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 781, Col: 110}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var144))
 				if templ_7745c5c3_Err != nil {
@@ -3114,7 +3118,7 @@ func AdminIngestEdit(p Page, e IngestEdit) templ.Component {
 					var templ_7745c5c3_Var145 string
 					templ_7745c5c3_Var145, templ_7745c5c3_Err = templruntime.NewAttributeExpression(e.Answer).Resolve(ctx)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 786, Col: 72}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 790, Col: 72}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var145)
 					if templ_7745c5c3_Err != nil {
@@ -3171,7 +3175,7 @@ func AdminIngestEdit(p Page, e IngestEdit) templ.Component {
 				var templ_7745c5c3_Var146 string
 				templ_7745c5c3_Var146, templ_7745c5c3_Err = templ.JoinStringErrs(e.Accept)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 788, Col: 106}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 792, Col: 106}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var146))
 				if templ_7745c5c3_Err != nil {
@@ -3215,7 +3219,7 @@ func AdminIngestEdit(p Page, e IngestEdit) templ.Component {
 				var templ_7745c5c3_Var147 string
 				templ_7745c5c3_Var147, templ_7745c5c3_Err = templ.JoinStringErrs(e.Items)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 791, Col: 102}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 795, Col: 102}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var147))
 				if templ_7745c5c3_Err != nil {
@@ -3259,7 +3263,7 @@ func AdminIngestEdit(p Page, e IngestEdit) templ.Component {
 				var templ_7745c5c3_Var148 string
 				templ_7745c5c3_Var148, templ_7745c5c3_Err = templ.JoinStringErrs(e.Answer)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 794, Col: 106}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 798, Col: 106}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var148))
 				if templ_7745c5c3_Err != nil {
@@ -3303,7 +3307,7 @@ func AdminIngestEdit(p Page, e IngestEdit) templ.Component {
 			var templ_7745c5c3_Var149 string
 			templ_7745c5c3_Var149, templ_7745c5c3_Err = templ.JoinStringErrs(e.Explanation)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 797, Col: 133}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 801, Col: 133}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var149))
 			if templ_7745c5c3_Err != nil {
@@ -3316,7 +3320,7 @@ func AdminIngestEdit(p Page, e IngestEdit) templ.Component {
 			var templ_7745c5c3_Var150 string
 			templ_7745c5c3_Var150, templ_7745c5c3_Err = templ.JoinStringErrs(e.SourceText)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 802, Col: 21}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 806, Col: 21}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var150))
 			if templ_7745c5c3_Err != nil {

@@ -130,7 +130,14 @@ func TestProblemText(t *testing.T) {
 	if seen < 20 {
 		t.Errorf("only %d problems seen", seen)
 	}
-	if got := problemText(`"A" repeats choices[0]`); got != `"A" は 1 つ目と同じです。` {
-		t.Errorf("repeats = %q, want the item counted from 1", got)
+	for msg, want := range map[string]string{
+		`"A" repeats choices[0]`:                            `"A" は 1 つ目と同じです。`,
+		"needs at least 2 choices, got 0":                   "選択肢がありません。2 つ以上入力してください。",
+		"needs at least 2 choices, got 1":                   "選択肢が 1 つだけです。2 つ以上にしてください。",
+		"an order question needs at least two items, got 0": "項目がありません。2 つ以上入力してください。",
+	} {
+		if got := problemText(msg); got != want {
+			t.Errorf("problemText(%q) = %q, want %q", msg, got, want)
+		}
 	}
 }

@@ -34,11 +34,11 @@ func sourceKinds() []string {
 		"failing-test", "bug", "cleanup", "uncategorized", "dependency", "highlight", "concept"}
 }
 
-// validSlug reports whether s matches ^[a-z0-9][a-z0-9-]*$.
 // reservedSlugs are the study pages' own paths (/study/answer,
 // /study/grade): a deck of such a slug could not be studied on its own.
 var reservedSlugs = []string{"answer", "grade"}
 
+// validSlug reports whether s matches ^[a-z0-9][a-z0-9-]*$.
 func validSlug(s string) bool {
 	if s == "" || s[0] == '-' {
 		return false

@@ -223,9 +223,9 @@ func (l *lexicon) describePrompt(masked string, cat category) string {
 	what := l.kindNoun(cat)
 	switch {
 	case l.ja() && hidden:
-		return "次の説明に当てはまる" + what + "はどれ? (名前は " + maskToken + " で伏せてある)\n\n" + masked
+		return jaJoin("次の説明に当てはまる", what) + "はどれ? (名前は " + maskToken + " で伏せてある)\n\n" + masked
 	case l.ja():
-		return "次の説明に当てはまる" + what + "はどれ?\n\n" + masked
+		return jaJoin("次の説明に当てはまる", what) + "はどれ?\n\n" + masked
 	case hidden:
 		return "Which " + what + " does this describe? (its name is hidden as " + maskToken + ")\n\n" + masked
 	}

@@ -1079,6 +1079,9 @@ func TestDescribePrompt(t *testing.T) {
 		{japanese, "A new " + maskToken + " flag.", catFlag, "次の説明に当てはまるフラグはどれ? (名前は " + maskToken + " で伏せてある)\n\nA new " + maskToken + " flag."},
 		{english, "A new " + maskToken + " field.", catConfig, "Which setting does this describe? (its name is hidden as " + maskToken + ")\n\nA new " + maskToken + " field."},
 		{english, "Lists pods.", catIdent, "Which name does this describe?\n\nLists pods."},
+		// A space between Japanese and a Latin word, as everywhere else.
+		{japanese, "Serves pods.", catAPI, "次の説明に当てはまる API バージョンはどれ?\n\nServes pods."},
+		{japanese, "Sets a floor.", catCgroup, "次の説明に当てはまる cgroup のファイルはどれ?\n\nSets a floor."},
 	}
 	for _, tt := range tests {
 		if got := tt.lex.describePrompt(tt.masked, tt.cat); got != tt.want {

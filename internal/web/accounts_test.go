@@ -851,16 +851,19 @@ func TestRegistrationValidation(t *testing.T) {
 	tests := []struct {
 		name, login, pw, pw2 string
 		want                 string
-		wantFocus            string // the input marked and focused
+		wantMarked           string // the input marked invalid
+		wantFocus            string // the input with focus
 	}{
-		{"taken", "ROOT", memberPassword, memberPassword, msgLoginTaken, "login"},
-		{"bad login", "a b", memberPassword, memberPassword, "ログイン名は", "login"},
-		{"short login", "ab", memberPassword, memberPassword, "ログイン名は", "login"},
-		{"mismatch", "gina", memberPassword, "other", msgPasswordsDiffer, "password2"},
-		{"password is login", "ginaginagina", "GinaGinaGina", "GinaGinaGina", "推測しやすい", "password"},
-		{"short password", "gina", "nine char", "nine char", "10文字以上", "password"},
+		{"taken", "ROOT", memberPassword, memberPassword, msgLoginTaken, "login", "login"},
+		{"bad login", "a b", memberPassword, memberPassword, "ログイン名は", "login", "login"},
+		{"short login", "ab", memberPassword, memberPassword, "ログイン名は", "login", "login"},
+		// Both passwords come back empty: typed again from the first.
+		{"mismatch", "gina", memberPassword, "other", msgPasswordsDiffer, "password2", "password"},
+		{"password is login", "ginaginagina", "GinaGinaGina", "GinaGinaGina", "推測しやすい", "password", "password"},
+		{"short password", "gina", "nine char", "nine char", "10文字以上", "password", "password"},
 	}
-	focused := regexp.MustCompile(`<input id="([a-z_0-9]+)"[^>]*aria-invalid="true" autofocus`)
+	marked := regexp.MustCompile(`<input id="([a-z_0-9]+)"[^>]*aria-invalid="true"`)
+	focused := regexp.MustCompile(`<input id="([a-z_0-9]+)"[^>]*autofocus`)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cl := newClient(t, ts, "127.0.0.1")
@@ -868,8 +871,11 @@ func TestRegistrationValidation(t *testing.T) {
 			if rec.Code != http.StatusUnprocessableEntity || !strings.Contains(rec.Body.String(), tt.want) {
 				t.Fatalf("register = %d, want 422 with %q; body %.400s", rec.Code, tt.want, rec.Body.String())
 			}
+			if m := marked.FindAllStringSubmatch(rec.Body.String(), -1); len(m) != 1 || m[0][1] != tt.wantMarked {
+				t.Errorf("marked inputs %v, want %s alone", m, tt.wantMarked)
+			}
 			if m := focused.FindAllStringSubmatch(rec.Body.String(), -1); len(m) != 1 || m[0][1] != tt.wantFocus {
-				t.Errorf("marked and focused inputs %v, want %s alone", m, tt.wantFocus)
+				t.Errorf("focused inputs %v, want %s alone", m, tt.wantFocus)
 			}
 			if strings.Contains(rec.Body.String(), tt.pw) && len(tt.pw) > 5 {
 				t.Error("the password was echoed back into the form")

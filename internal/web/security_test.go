@@ -563,6 +563,8 @@ func TestFormActionsAsPages(t *testing.T) {
 		{"/decks/v1-36-sig-node/subscription", "/decks"},
 		{"/study/grade", "/study"},
 		{"/study/answer", "/study"}, // the answer form without script is a GET; without a card, the study page
+		{"/study/answer?d=v1-36-sig-node", "/study/v1-36-sig-node"},
+		{"/study/answer?d=%2F%2Fevil.example", "/study"},
 		{"/admin/import/0123abcd/apply", "/admin/import/0123abcd"},
 		{"/admin/ingest/0123abcd/cancel", "/admin/ingest/0123abcd"},
 		{"/admin/ingest/documents/7/publish", "/admin/ingest/documents/7"},

@@ -110,8 +110,12 @@ func (s *Server) answer(c echo.Context) error {
 	}
 	if c.Request().Method != http.MethodPost && c.QueryParam("q") == "" {
 		// The answer form's address opened as a page, with no card: the
-		// study page.
-		return c.Redirect(http.StatusSeeOther, "/study")
+		// study page of its deck, when it names one.
+		scope := views.StudyScope{}
+		if d := c.QueryParam("d"); validStudySlug(d) {
+			scope.Slug = d
+		}
+		return c.Redirect(http.StatusSeeOther, scope.URL())
 	}
 	f, err := bindStudyForm(c)
 	if err != nil {
