@@ -81,16 +81,19 @@
   }, true);
 
   // A study form htmx could not send (no connection, the server down) or
-  // whose answer did not come in time: the card stays as it was, and a
-  // message above it says so, so that the learner sends it again (a second
-  // send of one card records one review). The live region says it too.
+  // whose answer did not come within the page's htmx timeout (20 s): the
+  // card stays as it was, and a message above it says so, so that the
+  // learner sends it again (a second send of one card records one review).
+  // The live region says it too.
   function sendFailed(evt) {
     var study = document.getElementById("study");
     if (!study || !evt.target.closest || !evt.target.closest("#study")) {
       return;
     }
     busy = false;
-    var msg = "送信できませんでした。接続を確かめて、もう一度送ってください。";
+    var msg = evt.type === "htmx:timeout" ?
+      "応答がありませんでした。接続を確かめて、もう一度送ってください。" :
+      "送信できませんでした。接続を確かめて、もう一度送ってください。";
     var p = study.querySelector(".send-error");
     if (!p) {
       p = document.createElement("p");

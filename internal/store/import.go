@@ -338,11 +338,12 @@ type ImportRun struct {
 // nullString is s, or NULL for "".
 func nullString(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }
 
-// UploadRuns returns the runs, one per file, of the import or ingest that
-// applied the admin page's upload id, in file order; none when it was never
-// applied (cancelled, expired, or unknown).
-func (db *DB) UploadRuns(ctx context.Context, id string) ([]ImportRun, error) {
-	runs, err := db.importRuns(ctx, `WHERE upload_id = ? ORDER BY id`, id)
+// UploadRuns returns the runs, one per file, of the import ("yaml") or
+// ingest ("changelog") that applied the admin page's upload id, in file
+// order; none when it was never applied (cancelled, expired, unknown, or
+// an upload of the other kind).
+func (db *DB) UploadRuns(ctx context.Context, id, kind string) ([]ImportRun, error) {
+	runs, err := db.importRuns(ctx, `WHERE upload_id = ? AND kind = ? ORDER BY id`, id, kind)
 	if err != nil {
 		return nil, fmt.Errorf("store: runs of upload %s: %w", id, err)
 	}

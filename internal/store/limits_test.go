@@ -230,10 +230,13 @@ func TestIngestUploadOnce(t *testing.T) {
 		t.Errorf("import runs = %d, %v; want 1", len(runs), err)
 	}
 	// The run remembers the upload it applied; no other upload has runs.
-	if runs, err := db.UploadRuns(ctx, id); err != nil || len(runs) != 1 || runs[0].FileName != "node.md" || runs[0].Kind != "changelog" {
+	if runs, err := db.UploadRuns(ctx, id, "changelog"); err != nil || len(runs) != 1 || runs[0].FileName != "node.md" || runs[0].Kind != "changelog" {
 		t.Errorf("runs of the upload = %+v, %v; want the one of node.md", runs, err)
 	}
-	if runs, err := db.UploadRuns(ctx, "not-an-upload"); err != nil || len(runs) != 0 {
+	if runs, err := db.UploadRuns(ctx, id, "yaml"); err != nil || len(runs) != 0 {
+		t.Errorf("runs of the upload as a question import = %+v, %v; want none", runs, err)
+	}
+	if runs, err := db.UploadRuns(ctx, "not-an-upload", "changelog"); err != nil || len(runs) != 0 {
 		t.Errorf("runs of an unknown upload = %+v, %v; want none", runs, err)
 	}
 	if _, err := db.Upload(ctx, id, admin.ID, "changelog", now); !errors.Is(err, quiz.ErrNotFound) {

@@ -479,12 +479,13 @@ func (db *DB) TokenValid(ctx context.Context, hash []byte, purpose string, now t
 	return n > 0, nil
 }
 
-// InviteExpiry returns when the invite hash stops working; one used,
-// expired, revoked or never made is quiz.ErrNotFound.
-func (db *DB) InviteExpiry(ctx context.Context, hash []byte, now time.Time) (time.Time, error) {
+// InviteExpiry returns when the invite hash, made by createdBy, stops
+// working; one used, expired, revoked, never made or made by another admin
+// is quiz.ErrNotFound.
+func (db *DB) InviteExpiry(ctx context.Context, hash []byte, createdBy int64, now time.Time) (time.Time, error) {
 	var at int64
 	err := db.read.QueryRowContext(ctx, `SELECT expires_at FROM tokens
-		WHERE token_hash = ? AND purpose = 'invite' AND used_at IS NULL AND expires_at > ?`, hash, ms(now)).Scan(&at)
+		WHERE token_hash = ? AND purpose = 'invite' AND created_by = ? AND used_at IS NULL AND expires_at > ?`, hash, createdBy, ms(now)).Scan(&at)
 	if errors.Is(err, sql.ErrNoRows) {
 		return time.Time{}, fmt.Errorf("store: invite: %w", quiz.ErrNotFound)
 	}

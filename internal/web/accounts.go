@@ -249,6 +249,9 @@ func (a *accounts) logout(c echo.Context) error {
 		a.log.InfoContext(ctx, "signed out", "user_id", u.ID, "login", u.Login, "ip", c.RealIP())
 	}
 	a.clearSessionCookie(c)
+	if _, err := c.Cookie(inviteCookie); err == nil {
+		a.setInviteCookie(c, "", -1) // a new code not yet shown stays with its admin
+	}
 	a.rotateCSRF(c)
 	return c.Redirect(http.StatusSeeOther, "/")
 }

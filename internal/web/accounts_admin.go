@@ -73,8 +73,12 @@ func (a *accounts) adminUsers(c echo.Context) error {
 		return err
 	}
 	v.Notice = adminNotice(c.QueryParam("done"))
-	if v.NewInvite, v.InviteExpires, err = a.takeNewInvite(c, me); err != nil {
-		return err
+	// Only the page the new code's POST leads to takes the code, and not
+	// for a HEAD, which shows nothing.
+	if c.QueryParam("done") == "invite" && c.Request().Method == http.MethodGet {
+		if v.NewInvite, v.InviteExpires, err = a.takeNewInvite(c, me); err != nil {
+			return err
+		}
 	}
 	// The invite section's own notices, beside the code the page jumps to.
 	switch {
@@ -145,8 +149,9 @@ func (a *accounts) setInviteCookie(c echo.Context, tok string, maxAge int) {
 }
 
 // takeNewInvite reads and deletes the cookie createInvite set. It returns
-// the code and when it expires, or "" when there is none or the code no
-// longer works (used or revoked since).
+// the code and when it expires, or "" when there is none, the code no
+// longer works (used or revoked since), or another admin made it (who
+// signed out in this browser before the page came).
 func (a *accounts) takeNewInvite(c echo.Context, me quiz.User) (code, expires string, err error) {
 	ck, err := c.Cookie(inviteCookie)
 	if err != nil {
@@ -156,7 +161,7 @@ func (a *accounts) takeNewInvite(c echo.Context, me quiz.User) (code, expires st
 	if !wellFormedToken(ck.Value) {
 		return "", "", nil
 	}
-	at, err := a.db.InviteExpiry(c.Request().Context(), hashToken(ck.Value), time.Now())
+	at, err := a.db.InviteExpiry(c.Request().Context(), hashToken(ck.Value), me.ID, time.Now())
 	if errors.Is(err, quiz.ErrNotFound) {
 		return "", "", nil
 	}

@@ -1171,3 +1171,53 @@ func BenchmarkHasherDefault(b *testing.B) {
 		}
 	}
 }
+
+// TestInviteCookieStaysWithItsAdmin: a new code not yet shown is not shown
+// to another admin in the same browser, nor taken by a HEAD request or by
+// any page but the one its POST leads to.
+func TestInviteCookieStaysWithItsAdmin(t *testing.T) {
+	ts := withAdmin(t, newAccountServer(t, Config{}))
+	if _, err := ts.CreateUser(context.Background(), "second", "Second", adminPassword, quiz.RoleAdmin); err != nil {
+		t.Fatal(err)
+	}
+	cl := newClient(t, ts, "192.0.2.50")
+	createdBy := func(login string) {
+		t.Helper()
+		cl.mustLogin(login, adminPassword)
+		if rec := cl.post("/admin/users/invites", nil); rec.Code != http.StatusSeeOther {
+			t.Fatalf("create invite = %d", rec.Code)
+		}
+	}
+
+	// HEAD, and a plain visit of the page, leave the code to its page.
+	createdBy("root")
+	if rec := cl.send(httptest.NewRequest(http.MethodHead, "/admin/users?done=invite", nil)); rec.Code != http.StatusOK {
+		t.Fatalf("HEAD = %d", rec.Code)
+	}
+	if code := inviteCode(cl.get("/admin/users").Body.String()); code != "" {
+		t.Error("a plain visit of the page took the code")
+	}
+	if code := inviteCode(cl.get("/admin/users?done=invite").Body.String()); code == "" {
+		t.Error("after a HEAD and a plain visit, the page the POST leads to shows no code")
+	}
+
+	// Signed out before the page came: the next admin does not get it.
+	createdBy("root")
+	rec := cl.post("/logout", nil)
+	if _, kept := cl.cookies[inviteCookie]; kept {
+		t.Errorf("sign-out kept the new code's cookie (%v)", rec.Header().Values("Set-Cookie"))
+	}
+	cl.mustLogin("second", adminPassword)
+	if code := inviteCode(cl.get("/admin/users?done=invite").Body.String()); code != "" {
+		t.Error("another admin is shown the code")
+	}
+	// Nor if the cookie is carried over by hand.
+	createdBy("root")
+	carried := cl.cookies[inviteCookie]
+	cl.post("/logout", nil)
+	cl.mustLogin("second", adminPassword)
+	cl.cookies[inviteCookie] = carried
+	if code := inviteCode(cl.get("/admin/users?done=invite").Body.String()); code != "" {
+		t.Error("another admin is shown a code carried in the cookie")
+	}
+}

@@ -86,7 +86,7 @@ func (s *Server) importPreview(c echo.Context) error {
 	prune := c.QueryParam("prune") == "1"
 	files, err := s.db.Upload(ctx, c.Param("id"), u.ID, "yaml", time.Now())
 	if errors.Is(err, quiz.ErrNotFound) {
-		return s.uploadGone(c, c.Param("id"), "/admin/import/"+c.Param("id")+"/done", err) // Back, after the apply
+		return s.uploadGone(c, c.Param("id"), "yaml", "/admin/import/"+c.Param("id")+"/done", err) // Back, after the apply
 	}
 	if err != nil {
 		return err
@@ -149,7 +149,7 @@ func (s *Server) importApply(c echo.Context) error {
 	done := "/admin/import/" + id + "/done"
 	files, err := s.db.Upload(ctx, id, u.ID, "yaml", time.Now())
 	if errors.Is(err, quiz.ErrNotFound) {
-		return s.uploadGone(c, id, done, err)
+		return s.uploadGone(c, id, "yaml", done, err)
 	}
 	if err != nil {
 		return err
@@ -160,7 +160,7 @@ func (s *Server) importApply(c echo.Context) error {
 	}
 	_, err = s.db.ImportUpload(ctx, id, u.ID, decoded, store.ImportOptions{Actor: u.Login, Prune: prune, Now: time.Now()})
 	if errors.Is(err, quiz.ErrNotFound) {
-		return s.uploadGone(c, id, done, err) // a submit racing this one applied it
+		return s.uploadGone(c, id, "yaml", done, err) // a submit racing this one applied it
 	}
 	if err != nil {
 		return err
@@ -169,11 +169,11 @@ func (s *Server) importApply(c echo.Context) error {
 	return c.Redirect(http.StatusSeeOther, done)
 }
 
-// uploadGone answers a request for an upload that is gone: a redirect to
+// uploadGone answers a request for an upload of kind that is gone: a redirect to
 // done when it was applied (a double click or a reload of the apply, Back
 // to its preview), otherwise err, a 404.
-func (s *Server) uploadGone(c echo.Context, id, done string, err error) error {
-	runs, rerr := s.db.UploadRuns(c.Request().Context(), id)
+func (s *Server) uploadGone(c echo.Context, id, kind, done string, err error) error {
+	runs, rerr := s.db.UploadRuns(c.Request().Context(), id, kind)
 	if rerr != nil {
 		return rerr
 	}
@@ -185,7 +185,7 @@ func (s *Server) uploadGone(c echo.Context, id, done string, err error) error {
 
 // importDone shows what the apply of upload id imported.
 func (s *Server) importDone(c echo.Context) error {
-	runs, err := s.db.UploadRuns(c.Request().Context(), c.Param("id"))
+	runs, err := s.db.UploadRuns(c.Request().Context(), c.Param("id"), "yaml")
 	if err != nil {
 		return err
 	}

@@ -262,7 +262,7 @@ func (h *ingester) preview(c echo.Context) error {
 	if !ok {
 		files, err := h.s.db.Upload(c.Request().Context(), id, u.ID, "changelog", time.Now())
 		if errors.Is(err, quiz.ErrNotFound) {
-			return h.s.uploadGone(c, id, "/admin/ingest", err) // Back, after the apply
+			return h.s.uploadGone(c, id, "changelog", "/admin/ingest", err) // Back, after the apply
 		}
 		if err != nil {
 			return err
@@ -324,7 +324,7 @@ func (h *ingester) apply(c echo.Context) error {
 	id := c.Param("id")
 	files, err := h.s.db.Upload(ctx, id, u.ID, "changelog", time.Now())
 	if errors.Is(err, quiz.ErrNotFound) {
-		return h.s.uploadGone(c, id, "/admin/ingest", err)
+		return h.s.uploadGone(c, id, "changelog", "/admin/ingest", err)
 	}
 	if err != nil {
 		return err
@@ -339,7 +339,7 @@ func (h *ingester) apply(c echo.Context) error {
 	}
 	results, err := h.s.db.IngestUpload(ctx, id, u.ID, inputs, store.IngestOptions{Actor: u.Login, Language: o.Lang, Now: time.Now()})
 	if errors.Is(err, quiz.ErrNotFound) {
-		return h.s.uploadGone(c, id, "/admin/ingest", err) // a submit racing this one applied it
+		return h.s.uploadGone(c, id, "changelog", "/admin/ingest", err) // a submit racing this one applied it
 	}
 	if err != nil {
 		return err

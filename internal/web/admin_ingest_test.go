@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"path"
 	"regexp"
 	"strings"
 	"sync"
@@ -178,6 +179,12 @@ func TestAdminIngestFlow(t *testing.T) {
 	// And Back to the preview too.
 	if rec := admin.get(preview); rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != "/admin/ingest" {
 		t.Errorf("preview after apply = %d to %q, want a 303 to /admin/ingest", rec.Code, rec.Header().Get("Location"))
+	}
+	// The question import's pages do not take it for one of theirs.
+	for _, p := range []string{"/admin/import/" + path.Base(u.Path), "/admin/import/" + path.Base(u.Path) + "/done"} {
+		if rec := admin.get(p); rec.Code != http.StatusNotFound {
+			t.Errorf("GET %s of an applied ingest = %d, want 404", p, rec.Code)
+		}
 	}
 	if runs, err := ts.db.ImportRuns(ctx, 10); err != nil || len(runs) != 1 {
 		t.Errorf("import runs after two applies = %d, %v; want 1", len(runs), err)

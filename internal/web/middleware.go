@@ -97,6 +97,12 @@ func (s *Server) securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 		if s.secureCookies(c) {
 			h.Set("Strict-Transport-Security", "max-age=31536000; includeSubDomains")
 		}
+		if !skipSession(c) {
+			// Pages and every answer of the app, a refusal by the CSRF
+			// check before the session is read included, are never
+			// cached; static files set their own.
+			h.Set("Cache-Control", "no-store")
+		}
 		return next(c)
 	}
 }

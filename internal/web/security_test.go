@@ -528,9 +528,12 @@ func TestEveryPostNeedsCSRF(t *testing.T) {
 			continue
 		}
 		ts.log.Reset()
-		if rec := cl.postRaw(path, url.Values{"display_name": {"x"}, "new_per_day": {"1"}, "reviews_per_day": {"1"}}); rec.Code != http.StatusForbidden ||
-			!strings.Contains(ts.log.String(), "csrf check failed") {
+		rec := cl.postRaw(path, url.Values{"display_name": {"x"}, "new_per_day": {"1"}, "reviews_per_day": {"1"}})
+		if rec.Code != http.StatusForbidden || !strings.Contains(ts.log.String(), "csrf check failed") {
 			t.Errorf("POST %s without a token = %d, want the CSRF check's 403; log:\n%s", path, rec.Code, ts.log.String())
+		}
+		if got := rec.Header().Get("Cache-Control"); got != "no-store" {
+			t.Errorf("POST %s without a token: Cache-Control %q, want no-store", path, got)
 		}
 	}
 	if n < 15 {

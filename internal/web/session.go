@@ -148,13 +148,12 @@ func skipSession(c echo.Context) bool {
 // loadSession puts the signed-in user, if the request carries a valid
 // session cookie, into the context for currentUser. An unknown, expired or
 // revoked token, or a disabled account, leaves the request signed out and
-// the cookie is cleared. Responses that pass here are never cached.
+// the cookie is cleared.
 func (s *Server) loadSession(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		if skipSession(c) {
 			return next(c)
 		}
-		c.Response().Header().Set("Cache-Control", "no-store")
 		ck, err := c.Cookie(s.sessionCookieName(c))
 		if err != nil || ck.Value == "" {
 			return next(c)

@@ -93,8 +93,11 @@ func studyBrowser(t *testing.T, env *studyEnv) (context.Context, string) {
 	t.Helper()
 	browser := chromium(t)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if env.unreachable.Load() {
+		if env.unreachable.Load() || env.stalled.Load() {
 			if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+				if env.stalled.Load() {
+					time.Sleep(time.Second)
+				}
 				conn.Close() // no answer at all
 				return
 			}
@@ -186,6 +189,17 @@ func TestStudyInBrowser(t *testing.T) {
 		until("the message above the grade form", `(document.querySelector('#study .send-error') || {textContent: ''}).textContent.includes('`+sendError+`') && !!document.querySelector('#study form.study-grade')`),
 		until("the message to be announced", announces(sendError)))
 	env.unreachable.Store(false)
+	// One whose answer does not come in time (the page's timeout, cut
+	// short here) says so too.
+	const noAnswer = "応答がありませんでした"
+	env.stalled.Store(true)
+	step("grade while the server hangs", until("the page's htmx timeout of 20 s", `htmx.config.timeout === 20000`),
+		chromedp.Evaluate[chromedp.Void](`window.kqTimeout = htmx.config.timeout; htmx.config.timeout = 300`),
+		chromedp.KeyEvent("1"),
+		until("the timeout's message above the grade form", `(document.querySelector('#study .send-error') || {textContent: ''}).textContent.includes('`+noAnswer+`') && !!document.querySelector('#study form.study-grade')`),
+		until("the timeout to be announced", announces(noAnswer)),
+		chromedp.Evaluate[chromedp.Void](`htmx.config.timeout = window.kqTimeout`))
+	env.stalled.Store(false)
 	if c := env.card(env.alice, "single"); !c.IsNew {
 		t.Errorf("a grade that was never sent is recorded: %+v", c.Card)
 	}

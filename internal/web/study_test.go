@@ -113,6 +113,9 @@ type studyEnv struct {
 	// unreachable makes the browser tests' server drop every connection
 	// unanswered, as a server that is down or a lost connection does.
 	unreachable atomic.Bool
+	// stalled makes it hold every connection a second unanswered, then
+	// drop it, as a server that hangs does.
+	stalled atomic.Bool
 }
 
 // studyClient sends requests with a real session cookie and the CSRF
