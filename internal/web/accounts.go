@@ -404,9 +404,7 @@ func (a *accounts) changeTimezone(c echo.Context) error {
 	u, _ := currentUser(c)
 	zone, msg := timezoneProblem(c.FormValue("timezone"))
 	if msg != "" {
-		f := a.accountForm(c)
-		f.Timezone, f.TimezoneError = zone, msg
-		return a.render(c, http.StatusUnprocessableEntity, views.AccountPage(a.page(c, "アカウント"), f))
+		return a.refuseAccount(c, http.StatusUnprocessableEntity, func(f *views.AccountForm) { f.Timezone, f.TimezoneError = zone, msg })
 	}
 	if err := a.db.SetTimezone(c.Request().Context(), u.ID, zone); err != nil {
 		return err
@@ -435,6 +433,14 @@ func timezoneProblem(s string) (string, string) {
 	return zone, ""
 }
 
+// refuseAccount shows the account page again with status, as one of its
+// forms was refused; refused puts what was sent, and why, into the form.
+func (a *accounts) refuseAccount(c echo.Context, status int, refused func(*views.AccountForm)) error {
+	f := a.accountForm(c)
+	refused(&f)
+	return a.render(c, status, views.AccountPage(a.page(c, "アカウント"), f))
+}
+
 func (a *accounts) accountPage(c echo.Context) error {
 	f := a.accountForm(c)
 	f.Notice = accountNotice(c.QueryParam("done"))
@@ -445,9 +451,7 @@ func (a *accounts) changeName(c echo.Context) error {
 	u, _ := currentUser(c)
 	name, msg := displayNameProblem(c.FormValue("display_name"))
 	if msg != "" {
-		f := a.accountForm(c)
-		f.DisplayName, f.NameError = name, msg
-		return a.render(c, http.StatusUnprocessableEntity, views.AccountPage(a.page(c, "アカウント"), f))
+		return a.refuseAccount(c, http.StatusUnprocessableEntity, func(f *views.AccountForm) { f.DisplayName, f.NameError = name, msg })
 	}
 	if err := a.db.SetDisplayName(c.Request().Context(), u.ID, name); err != nil {
 		return err
@@ -463,11 +467,11 @@ func (a *accounts) changeLimits(c echo.Context) error {
 	newPerDay, newMsg := limitProblem(newText, "新しいカード", views.MaxNewPerDay)
 	reviewsPerDay, reviewsMsg := limitProblem(reviewsText, "復習", views.MaxReviewsPerDay)
 	if newMsg != "" || reviewsMsg != "" {
-		f := a.accountForm(c)
-		f.NewPerDay, f.ReviewsPerDay = newText, reviewsText
-		f.NewInvalid, f.ReviewsInvalid = newMsg != "", reviewsMsg != ""
-		f.LimitsError = strings.TrimSpace(newMsg + " " + reviewsMsg)
-		return a.render(c, http.StatusUnprocessableEntity, views.AccountPage(a.page(c, "アカウント"), f))
+		return a.refuseAccount(c, http.StatusUnprocessableEntity, func(f *views.AccountForm) {
+			f.NewPerDay, f.ReviewsPerDay = newText, reviewsText
+			f.NewInvalid, f.ReviewsInvalid = newMsg != "", reviewsMsg != ""
+			f.LimitsError = strings.TrimSpace(newMsg + " " + reviewsMsg)
+		})
 	}
 	if err := a.db.SetStudyLimits(c.Request().Context(), u.ID, newPerDay, reviewsPerDay); err != nil {
 		return err
@@ -493,9 +497,7 @@ func (a *accounts) changePassword(c echo.Context) error {
 	u, _ := currentUser(c)
 	current, password := c.FormValue("current_password"), c.FormValue("password")
 	fail := func(status int, msg string) error {
-		f := a.accountForm(c)
-		f.PasswordError = msg
-		return a.render(c, status, views.AccountPage(a.page(c, "アカウント"), f))
+		return a.refuseAccount(c, status, func(f *views.AccountForm) { f.PasswordError = msg })
 	}
 	if msg := passwordProblem(password, u.Login, u.DisplayName); msg != "" {
 		return fail(http.StatusUnprocessableEntity, msg)

@@ -56,15 +56,11 @@ func formPages(e *echo.Echo) {
 	// Actions on one upload or document lead to its page: a path of the
 	// same id, which the page itself looks up. (A page of its own under
 	// such a path, /admin/import/:id/done, is a static segment and wins.)
-	e.Match(getHead, "/admin/import/:id/:action", func(c echo.Context) error {
-		return c.Redirect(http.StatusSeeOther, "/admin/import/"+url.PathEscape(c.Param("id")))
-	})
-	e.Match(getHead, "/admin/ingest/:id/:action", func(c echo.Context) error {
-		return c.Redirect(http.StatusSeeOther, "/admin/ingest/"+url.PathEscape(c.Param("id")))
-	})
-	e.Match(getHead, "/admin/ingest/documents/:doc/:action", func(c echo.Context) error {
-		return c.Redirect(http.StatusSeeOther, "/admin/ingest/documents/"+url.PathEscape(c.Param("doc")))
-	})
+	for page, param := range map[string]string{"/admin/import/": "id", "/admin/ingest/": "id", "/admin/ingest/documents/": "doc"} {
+		e.Match(getHead, page+":"+param+"/:action", func(c echo.Context) error {
+			return c.Redirect(http.StatusSeeOther, page+url.PathEscape(c.Param(param)))
+		})
+	}
 }
 
 // guarded registers routes behind middleware. Unlike echo's Group it adds no
