@@ -515,6 +515,8 @@ func TestStageWordingEnglish(t *testing.T) {
 		{"FancyGate graduates to Beta and enabled by default.", "FancyGate", StageBetaDefaultOn, ""},
 		{"Promoted FancyGate to beta; it stays off by default.", "FancyGate", StageBeta, ""},
 		{"Added a new `FancyGate` alpha feature.", "FancyGate", StageAlpha, ""},
+		{"Added a new feature gate `FancyGate`, which is not enabled by default.", "FancyGate", StageAlpha, ""},
+		{"Deprecated the `--fancy-flag` flag, which is turned off by most installers.", "--fancy-flag", StageDeprecated, ""},
 		{"Fancy things are now available in alpha behind the `FancyGate` feature gate.", "FancyGate", StageAlpha, ""},
 		{"Requires the `FancyGate` feature gate (alpha).", "FancyGate", StageAlpha, ""},
 		{"The `FancyGate` feature gate is enabled by default.", "FancyGate", StageDefaultOn, ""},
@@ -532,6 +534,12 @@ func TestStageWordingEnglish(t *testing.T) {
 		{"When you enable the `FancyGate` feature gate (off by default), widgets get faster.", "", "", ""},
 		{"Backends now revert to their old behavior when `FancyGate` is off.", "", "", ""},
 		{"Changed deprecated `FancyList` calls to `FancySet`.", "", "", ""},
+		// An alpha gate is off by default: a new gate that is on is at a
+		// stage the entry does not give.
+		{"Added a new feature gate, `FancyGate` (enabled by default).", "", "", ""},
+		{"Added a new feature gate `FancyGate`, which defaults to true.", "", "", ""},
+		// "Deprecated" as an adjective: the metric was deprecated before.
+		{"Deprecated metric `fancy_latency_microseconds` has been turned off.", "", "", ""},
 		// Something done with the flag went, not the flag.
 		{"Kubeadm: Removed the cleanup of the `--fancy-image` kubelet flag on upgrade.", "", "", ""},
 		{"Kubeadm: Removed usage of the deprecated `--fancy-check` flag.", "", "", ""},

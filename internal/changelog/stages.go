@@ -138,7 +138,10 @@ var (
 	reReleaseAfter   = regexp.MustCompile(`(?i)^\s*(?:\([^)]{0,12}\)\s*)?(?:(?:feature|features|gate|way|back|first|already|originally|previously|as|a|an|the|level|stage)\s+){0,4}?(?:in|as of|since)\s+(?:kubernetes\s+)?v?1\.(\d+)\b`)
 	reAnyRelease     = regexp.MustCompile(`(?:^|[^\d.])v?1\.(\d{1,2})(?:[^\d.]|$)`)
 	reDocFix         = regexp.MustCompile(`\bcomments?\b|\btypos?\b`)
-	reAdvice         = regexp.MustCompile(`(?i)\bplease\b|\bconsider\b|\byou should\b|\brecommend`)
+	// reDoneAfter follows the object of "Deprecated X" when the word is an
+	// adjective: "Deprecated metric X has been turned off".
+	reDoneAfter = regexp.MustCompile(`^\s*(?:is|are|was|were|has been|have been)\s+(?:now\s+|also\s+)?(?:turned off|switched off|disabled|hidden|removed|deleted|dropped)\b`)
+	reAdvice    = regexp.MustCompile(`(?i)\bplease\b|\bconsider\b|\byou should\b|\brecommend`)
 	// reObjAround starts the object of "Removed X" or "Deprecated X" that
 	// names something done with X rather than X: "Removed the cleanup of
 	// the --pod-infra-container-image flag", "Removed usage of the
@@ -238,6 +241,17 @@ func findStageMatches(sent, low string, docMinor int) []stageMatch {
 			if p.locked && strings.Contains(after[:min(len(after), 20)], "false") {
 				continue
 			}
+			// An alpha gate is off by default: "Added a new feature gate X
+			// (enabled by default)" adds one at a later stage the entry
+			// does not name.
+			if sm.stage == StageAlpha && p.rel == 0 && defaultOnNear(after) {
+				continue
+			}
+			// "Deprecated metric X has been turned off": the deprecation came
+			// before; what this release did is said after the name.
+			if p.verb && sm.stage == StageDeprecated && reDoneAfter.MatchString(low[sm.end:]) {
+				continue
+			}
 			if sm.stage == StageReverted && strings.HasPrefix(strings.TrimSpace(after), "to ") {
 				continue // "revert to the old behaviour" undoes nothing
 			}
@@ -294,6 +308,18 @@ func findStageMatches(sent, low string, docMinor int) []stageMatch {
 		}
 	}
 	return kept
+}
+
+// defaultOnNear reports whether the words just after a stage match say the
+// gate is on by default, before any release is named ("alpha, 1.33 で beta、
+// 1.35 でデフォルト有効" is a history).
+func defaultOnNear(after string) bool {
+	w := after[:min(len(after), 80)]
+	if i := strings.Index(w, "1."); i >= 0 {
+		w = w[:i]
+	}
+	loc := reDefaultOnWords.FindStringIndex(w)
+	return loc != nil && !strings.HasSuffix(strings.TrimSpace(w[:loc[0]]), "not")
 }
 
 // futureWords make a following stage statement a plan, a condition or a
