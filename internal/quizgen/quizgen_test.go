@@ -1089,3 +1089,26 @@ func TestDescribePrompt(t *testing.T) {
 		}
 	}
 }
+
+// An entry's PR made its own release's change: a change the entry recalls
+// from an earlier release is explained without it.
+func TestRecalledChangeCitesNoLaterPR(t *testing.T) {
+	doc := parse(t, upstreamKindDoc("1.40", kindCleanup, 4001,
+		"Removed the `WidgetGate` feature gate, which is GA since v1.37 and unconditionally enabled."))
+	rep := generate(t, Options{Language: "en"}, doc)
+	asked := 0
+	for _, g := range rep.Questions {
+		p := g.Provenance
+		if p.Generator != GenReleaseOfStage || p.Feature != "WidgetGate" || p.Stage != changelog.StageGA {
+			continue
+		}
+		asked++
+		first, _, _ := strings.Cut(g.Question.Explanation, ". ")
+		if !strings.Contains(first, "1.37") || strings.Contains(first, "#4001") {
+			t.Errorf("explanation %q: want the 1.37 change without #4001, the PR of 1.40's removal", g.Question.Explanation)
+		}
+	}
+	if asked == 0 {
+		t.Fatalf("no question about the release WidgetGate went GA in; got %d questions", len(rep.Questions))
+	}
+}

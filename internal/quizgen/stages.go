@@ -380,9 +380,15 @@ func (r *run) releaseOfStage() {
 		}
 		choices := append([]string{rel}, wrong...)
 		slices.SortFunc(choices, changelog.CompareReleases)
-		prs := positivePRs(c.e.PRs)
-		if c.sc.PR > 0 {
+		// The entry's PRs made its own release's changes: a change the
+		// entry recalls from an earlier release ("GA since v1.18") cites
+		// only a PR named with it.
+		var prs []int
+		switch {
+		case c.sc.PR > 0:
 			prs = []int{c.sc.PR}
+		case changelog.CompareReleases(rel, r.doc.Release) == 0:
+			prs = positivePRs(c.e.PRs)
 		}
 		expl := r.withHistory(l, l.sentence(l.fact(rel, feature, stage, true), prs), feature)
 		q := quiz.Question{
