@@ -1112,3 +1112,21 @@ func TestRecalledChangeCitesNoLaterPR(t *testing.T) {
 		t.Fatalf("no question about the release WidgetGate went GA in; got %d questions", len(rep.Questions))
 	}
 }
+
+// The notes of a release merge its pre-releases: when one entry removes a
+// name and another says it is not removed but deprecated, no release is
+// asked for either.
+func TestRemovedAndKeptInOneRelease(t *testing.T) {
+	doc := parse(t, upstreamKindDoc("1.40", kindCleanup, 4001,
+		"Removed the storage metric `widget_errors_total`, since `widget_status_count` counts the same.",
+		"The metric `widget_errors_total` is not removed, but is marked deprecated."))
+	rep := generate(t, Options{Language: "en"}, doc)
+	for _, g := range rep.Questions {
+		switch p := g.Provenance; p.Generator {
+		case GenReleaseOfStage, GenStageInRelease, GenTrueFalse:
+			if p.Feature == "widget_errors_total" {
+				t.Errorf("%s asks %q (answer %q): 1.40 both removes and keeps it", p.Generator, g.Question.Prompt, g.Question.ExpectedAnswer())
+			}
+		}
+	}
+}

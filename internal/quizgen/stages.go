@@ -355,8 +355,15 @@ func (r *run) releaseOfStage() {
 			if r.onlyRelease(sc.Feature, sc.Stage) != rel || r.noStep(e, sc, rel) {
 				continue
 			}
-			if (sc.Stage == changelog.StageDefaultOn || sc.Stage == changelog.StageBetaDefaultOn) && r.statedTwoWays(sc.Feature, rel) {
+			said := r.statedStages(sc.Feature, rel)
+			if (sc.Stage == changelog.StageDefaultOn || sc.Stage == changelog.StageBetaDefaultOn) && len(said) > 1 {
 				continue // "beta" here and "on by default" there: unsure about the default
+			}
+			if (sc.Stage == changelog.StageRemoved || sc.Stage == changelog.StageDeprecated) && said[changelog.StageRemoved] && said[changelog.StageDeprecated] {
+				// "Removed X" in one entry and "X is not removed, but
+				// deprecated" in another: the notes of a release merge its
+				// pre-releases, and which one stands is not said.
+				continue
 			}
 			if _, held := r.lang.held[sc.Stage]; held && !r.introduced(e, sc, rel) {
 				// "alpha in 1.21" with no word that it is new there: it
@@ -406,9 +413,9 @@ func (r *run) releaseOfStage() {
 	}
 }
 
-// statedTwoWays reports whether the document gives a feature more than one
-// stage in a release.
-func (r *run) statedTwoWays(feature, release string) bool {
+// statedStages returns the stages the document gives a feature in a
+// release.
+func (r *run) statedStages(feature, release string) map[changelog.Stage]bool {
 	if r.stated == nil {
 		r.stated = map[string]map[changelog.Stage]bool{}
 		for i := range r.doc.Entries {
@@ -425,7 +432,7 @@ func (r *run) statedTwoWays(feature, release string) bool {
 			}
 		}
 	}
-	return len(r.stated[changelog.FeatureKey(feature)+"\x00"+release]) > 1
+	return r.stated[changelog.FeatureKey(feature)+"\x00"+release]
 }
 
 // onlyRelease returns the one release in which the timeline says the
