@@ -187,7 +187,7 @@ func subjectCapable(t MentionType, st Stage) bool {
 // name that is part of a context name ("ConfigMaps" in the highlight
 // "Immutable Secrets and ConfigMaps") stands for the context name.
 func resolveSubjects(sent string, ms []mention, matches []stageMatch, i, prevEnd int, prev []mention, ctx analysisCtx) []mention {
-	out := subjectsOf(sent, ms, matches, i, prevEnd, prev, ctx)
+	out := joinVersionedKinds(sent, subjectsOf(sent, ms, matches, i, prevEnd, prev, ctx))
 	for j, m := range out {
 		lm := strings.ToLower(m.name)
 		for _, c := range ctx.context {
@@ -271,6 +271,26 @@ func subjectsOf(sent string, ms []mention, matches []stageMatch, i, prevEnd int,
 		return []mention{{name: p, typ: MentionFeature}}
 	}
 	return nil
+}
+
+// joinVersionedKinds makes a group/version and the kind named right after it
+// one subject: "discovery.k8s.io/v1beta1 EndpointSlices are deprecated"
+// deprecates that version of EndpointSlice, neither the kind nor the whole
+// group/version.
+func joinVersionedKinds(sent string, subj []mention) []mention {
+	out := subj[:0:0]
+	for j := 0; j < len(subj); j++ {
+		v := subj[j]
+		if j+1 < len(subj) && v.typ == MentionAPIVersion && subj[j+1].start > v.end &&
+			strings.TrimSpace(sent[v.end:subj[j+1].start]) == "" {
+			k := subj[j+1]
+			out = append(out, mention{start: v.start, end: k.end, name: v.name + " " + k.name, typ: MentionAPIVersion})
+			j++
+			continue
+		}
+		out = append(out, v)
+	}
+	return out
 }
 
 // locative reports whether a name is only where the change happens: "in

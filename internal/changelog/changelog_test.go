@@ -546,6 +546,10 @@ func TestStageWordingEnglish(t *testing.T) {
 		{"Removed the special-casing of `FancyGate` on Windows.", "", "", ""},
 		{"Deprecated the special-casing of `FancyGate` on Windows.", "", "", ""},
 		{"Deprecated warnings about the `--fancy-flag` flag.", "", "", ""},
+		// A group/version with a kind after it is that kind's version.
+		{"`fancy.k8s.io/v1beta1` FancySlices are deprecated in favor of `fancy.k8s.io/v1`.", "fancy.k8s.io/v1beta1 FancySlices", StageDeprecated, ""},
+		{"The fancy.k8s.io/v1beta1 FancyNode object is deprecated.", "fancy.k8s.io/v1beta1 FancyNode", StageDeprecated, ""},
+		{"The `fancy.k8s.io/v1beta1` API is deprecated.", "fancy.k8s.io/v1beta1", StageDeprecated, ""},
 		// But deprecating the use of X deprecates X.
 		{"Deprecated the use of the `--fancy-flag` flag.", "--fancy-flag", StageDeprecated, ""},
 		{"Deprecated usage of the `FancyGate` feature gate.", "FancyGate", StageDeprecated, ""},
@@ -739,5 +743,23 @@ func TestConceptsFromNotes(t *testing.T) {
 	}
 	if !mapsEqual(got, want) {
 		t.Errorf("concepts found %v, want %v", got, want)
+	}
+}
+
+// A deprecated version of a kind deprecates neither the kind nor the
+// whole group/version.
+func TestVersionedKindIsOneSubject(t *testing.T) {
+	for _, s := range []string{
+		"`fancy.k8s.io/v1beta1` FancySlices are deprecated in favor of `fancy.k8s.io/v1`.",
+		"The fancy.k8s.io/v1beta1 FancyNode object is deprecated.",
+	} {
+		d := mustParse(t, upstreamWith(s), Options{})
+		for _, e := range d.Entries {
+			for _, sc := range e.Stages {
+				if sc.Feature == "fancy.k8s.io/v1beta1" || !strings.HasPrefix(sc.Feature, "fancy.k8s.io/v1beta1 ") {
+					t.Errorf("%q: stage change of %q, want one of the versioned kind only", s, sc.Feature)
+				}
+			}
+		}
 	}
 }
