@@ -1130,3 +1130,27 @@ func TestRemovedAndKeptInOneRelease(t *testing.T) {
 		}
 	}
 }
+
+// "X is now GA. The X feature gate is deprecated": a stage question about
+// the gate does not offer GA as a wrong answer.
+func TestDeprecatedGateOfAGAFeature(t *testing.T) {
+	doc := parse(t, upstreamDoc("1.40", 4001,
+		"Widget namespace sharing is now generally available. The `WidgetShareNamespace` feature gate is now deprecated and will be removed in 1.42."))
+	rep := generate(t, Options{Language: "en"}, doc)
+	asked := 0
+	for _, g := range rep.Questions {
+		p := g.Provenance
+		if p.Generator != GenStageInRelease || p.Feature != "WidgetShareNamespace" {
+			continue
+		}
+		asked++
+		for _, c := range g.Question.Choices {
+			if c == "GA" {
+				t.Errorf("%q offers %v: GA is true of the feature too", g.Question.Prompt, g.Question.Choices)
+			}
+		}
+	}
+	if asked == 0 {
+		t.Errorf("no stage question about WidgetShareNamespace; got %d questions", len(rep.Questions))
+	}
+}

@@ -256,9 +256,10 @@ func (r *run) findStageDistractors(f stageFact) []changelog.Stage {
 		}
 	}
 	// The sentence that states the change, and for a deprecation or
-	// removal the notes too: they often recall where the feature stood.
+	// removal the whole entry with its notes: they often say where the
+	// feature stands ("X is now GA. The X feature gate is deprecated").
 	evidence := f.sc.Evidence
-	if evidence == "" {
+	if evidence == "" || answer == changelog.StageDeprecated || answer == changelog.StageRemoved {
 		evidence = f.e.Text
 	}
 	if answer == changelog.StageDeprecated || answer == changelog.StageRemoved {
