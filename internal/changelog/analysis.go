@@ -92,6 +92,10 @@ var (
 	reReplacement     = regexp.MustCompile(`(?i)\bin favou?r of\b|\binstead\b|\buse\b|\breplaced by\b|代わりに|を使用`)
 	reLocativeBefore  = regexp.MustCompile(`(?i)\b(?:in|on|into|within|inside|from|via|across)\s+(?:the\s+)?$`)
 	reLocativeAfter   = regexp.MustCompile(`^\s*(?:内|上の|の中|配下)`)
+	// reSubcommandScope names one subcommand a flag belongs to: "from
+	// kubectl run", "for kubeadm upgrade apply", "kubeadm upgrade apply
+	// における".
+	reSubcommandScope = regexp.MustCompile(`(?i)\b(?:from|for|of|in)\s+(?:the\s+)?(?:kubectl|kubeadm)\s+[a-z][a-z-]*\b|\b(?:kubectl|kubeadm)\s+[a-z][a-z-]*(?:\s+[a-z][a-z-]*)*\s*(?:における|での)`)
 	pronounSubject    = map[string]bool{"it": true, "this": true, "that": true, "they": true, "these": true, "those": true, "users": true, "we": true, "you": true, "there": true, "which": true, "both": true, "all": true}
 )
 
@@ -141,6 +145,11 @@ func analyzeStages(pt plainText, ms []mention, ctx analysisCtx) []event {
 				pr = ctx.defaultPR
 			}
 			for _, sj := range subj {
+				if sj.typ == MentionFlag && (m.stage == StageRemoved || m.stage == StageDeprecated) && reSubcommandScope.MatchString(sent) {
+					// "Remove --replicas from kubectl run": the flag stays
+					// in the other commands.
+					continue
+				}
 				raw = append(raw, event{
 					feature: sj.name, mtype: sj.typ, stage: m.stage, release: release, pr: pr,
 					promo: m.promo, evidence: strings.TrimSpace(sent),

@@ -546,6 +546,10 @@ func TestStageWordingEnglish(t *testing.T) {
 		{"Removed the special-casing of `FancyGate` on Windows.", "", "", ""},
 		{"Deprecated the special-casing of `FancyGate` on Windows.", "", "", ""},
 		{"Deprecated warnings about the `--fancy-flag` flag.", "", "", ""},
+		// A flag removed from one subcommand stays in the others.
+		{"Remove deprecated `--fancy-count, --fancy-mode` from `kubectl run`.", "", "", ""},
+		{"Kubeadm: remove the deprecated `--fancy-socket` flag for `kubeadm upgrade apply`.", "", "", ""},
+		{"Removed the deprecated `--fancy-socket` flag from the kubelet.", "--fancy-socket", StageRemoved, ""},
 		// A group/version with a kind after it is that kind's version.
 		{"`fancy.k8s.io/v1beta1` FancySlices are deprecated in favor of `fancy.k8s.io/v1`.", "fancy.k8s.io/v1beta1 FancySlices", StageDeprecated, ""},
 		{"The fancy.k8s.io/v1beta1 FancyNode object is deprecated.", "fancy.k8s.io/v1beta1 FancyNode", StageDeprecated, ""},
@@ -574,6 +578,7 @@ func TestStageWordingJapanese(t *testing.T) {
 		// Not changes.
 		{"アルファの FancyGate 機能を修正しました。", "", "", ""},
 		{"FancyGate は 1.32 で削除される予定です。", "", "", ""},
+		{"kubeadm: v1.14 より非推奨の kubeadm upgrade apply における --fancy-socket フラグは削除されました。", "", "", ""},
 		{"Pod を削除した場合に FancyGate が動かない問題を修正した。", "", "", ""},
 	}, articleWith)
 }
