@@ -22,6 +22,8 @@ type lexicon struct {
 	// entry that does not say the feature is new there: "alpha だった",
 	// "was alpha". A "second Alpha" is alpha, but was introduced before.
 	held map[changelog.Stage]string
+	// gateRemoved labels a feature gate's removal in a history.
+	gateRemoved string
 }
 
 var japanese = &lexicon{
@@ -51,6 +53,7 @@ var japanese = &lexicon{
 	held: map[changelog.Stage]string{
 		changelog.StageAlpha: "alpha だった",
 	},
+	gateRemoved: "feature gate 削除",
 }
 
 var english = &lexicon{
@@ -90,6 +93,7 @@ var english = &lexicon{
 	held: map[changelog.Stage]string{
 		changelog.StageAlpha: "was alpha",
 	},
+	gateRemoved: "feature gate removed",
 }
 
 // lexiconFor picks the templates for a language code; anything but English
@@ -173,9 +177,20 @@ func (l *lexicon) orderPrompt(feature string) string {
 
 // history writes a feature's events: "1.31 alpha → 1.33 beta (#1)".
 func (l *lexicon) history(events []changelog.Event) string {
+	return l.historyOf(events, false)
+}
+
+// historyOf is history; for a feature gate, a removal is said to be the
+// gate's ("1.28 gate removed"): the feature itself stays when a gate is
+// removed after GA.
+func (l *lexicon) historyOf(events []changelog.Event, gate bool) string {
 	parts := make([]string, 0, len(events))
 	for _, e := range events {
-		p := e.Release + " " + l.label[e.Stage]
+		label := l.label[e.Stage]
+		if gate && e.Stage == changelog.StageRemoved {
+			label = l.gateRemoved
+		}
+		p := e.Release + " " + label
 		if e.PR > 0 {
 			p += " (" + prRefs([]int{e.PR}) + ")"
 		}
@@ -185,15 +200,24 @@ func (l *lexicon) history(events []changelog.Event) string {
 }
 
 // historyNote is a sentence with a feature's history, or "" when it has
-// fewer than two events.
-func (l *lexicon) historyNote(feature string, events []changelog.Event) string {
+// fewer than two events. gate is set for a feature gate (see historyOf).
+func (l *lexicon) historyNote(feature string, events []changelog.Event, gate bool) string {
 	if len(events) < 2 {
 		return ""
 	}
 	if l.ja() {
-		return feature + " の経緯: " + l.history(events) + "。"
+		return feature + " の経緯: " + l.historyOf(events, gate) + "。"
 	}
-	return "History of " + feature + ": " + l.history(events) + "."
+	return "History of " + feature + ": " + l.historyOf(events, gate) + "."
+}
+
+// gateName names a feature gate as such, for a removal: after GA the gate
+// goes and the feature stays ("Removed GA'ed feature gate DevicePlugins").
+func (l *lexicon) gateName(gate string) string {
+	if l.ja() {
+		return gate + " feature gate"
+	}
+	return "the " + gate + " feature gate"
 }
 
 func (l *lexicon) orderExplanation(feature string, events []changelog.Event) string {

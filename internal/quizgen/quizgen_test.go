@@ -1154,3 +1154,51 @@ func TestDeprecatedGateOfAGAFeature(t *testing.T) {
 		t.Errorf("no stage question about WidgetShareNamespace; got %d questions", len(rep.Questions))
 	}
 }
+
+// A feature gate removed after GA leaves the feature: the questions say
+// the gate was removed. A flag's removal is the flag's.
+func TestGateRemovalNamesTheGate(t *testing.T) {
+	docs := []*changelog.Document{
+		parse(t, upstreamKindDoc("1.40", kindCleanup, 4001, "Removed GA'ed feature gate `WidgetGate`.", "Removed the deprecated `--widget-mode` flag from the kubelet.")),
+		parse(t, upstreamDoc("1.37", 3701, "Promoted the `WidgetGate` feature gate to GA.")),
+	}
+	for _, lang := range []string{"en", "ja"} {
+		rep := generate(t, Options{Language: lang}, docs...)
+		gate, flag := "the WidgetGate feature gate", "--widget-mode"
+		if lang == "ja" {
+			gate = "WidgetGate feature gate"
+		}
+		asked := map[string]bool{}
+		for _, g := range rep.Questions {
+			p, q := g.Provenance, g.Question
+			if p.Stage != changelog.StageRemoved {
+				continue
+			}
+			switch p.Generator {
+			case GenReleaseOfStage, GenStageInRelease, GenTrueFalse:
+			default:
+				continue
+			}
+			want := flag
+			if p.Feature == "WidgetGate" {
+				want = gate
+			}
+			asked[p.Feature] = true
+			if !strings.Contains(q.Prompt, want) || !strings.Contains(q.Explanation, want) {
+				t.Errorf("%s %s: prompt %q, explanation %q: want them to name %q", lang, p.Generator, q.Prompt, q.Explanation, want)
+			}
+			if p.Feature == "WidgetGate" && p.Generator == GenReleaseOfStage {
+				hist := "1.40 feature gate removed"
+				if lang == "ja" {
+					hist = "1.40 feature gate 削除"
+				}
+				if !strings.Contains(q.Explanation, hist) {
+					t.Errorf("%s: explanation %q: want the history to say %q", lang, q.Explanation, hist)
+				}
+			}
+		}
+		if !asked["WidgetGate"] || !asked["--widget-mode"] {
+			t.Errorf("%s: removal questions about %v, want WidgetGate and --widget-mode", lang, asked)
+		}
+	}
+}

@@ -139,7 +139,7 @@ func (r *run) withHistory(l *lexicon, expl, feature string) string {
 	if !forward {
 		return expl
 	}
-	if h := l.historyNote(feature, events); h != "" {
+	if h := l.historyNote(feature, events, r.categoryOf(nil, feature) == catGate); h != "" {
 		return expl + " " + h
 	}
 	return expl

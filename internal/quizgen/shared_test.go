@@ -448,6 +448,9 @@ func clozeGradesRight(t *testing.T, where string, q quiz.Question, gaps []quiz.G
 	}
 }
 
+// reGateShape is the shape of a feature gate's name: one CamelCase word.
+var reGateShape = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*$`)
+
 func (c checker) checkTrueFalse(where string, q quiz.Question, p Provenance, e *changelog.Entry) {
 	t := c.t
 	t.Helper()
@@ -455,7 +458,11 @@ func (c checker) checkTrueFalse(where string, q quiz.Question, p Provenance, e *
 		t.Errorf("%s: entry does not state %s %s in %s", where, p.Feature, p.Stage, p.Release)
 	}
 	statement := func(rel string, s changelog.Stage, intro bool) string {
-		return c.lex.sentence(c.lex.fact(rel, p.Feature, s, intro), nil)
+		name := p.Feature
+		if s == changelog.StageRemoved && reGateShape.MatchString(name) {
+			name = c.lex.gateName(name) // a gate's removal is the gate's
+		}
+		return c.lex.sentence(c.lex.fact(rel, name, s, intro), nil)
 	}
 	// says is the statement's wording of the true stage: an introduction
 	// only when the entry says the feature is new.

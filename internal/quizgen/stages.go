@@ -228,6 +228,15 @@ func (r *run) findStageFacts() []stageFact {
 		func(f stageFact) int { return factScore(f.e, f.sc) })
 }
 
+// named is how a stage question names a feature: a feature gate's
+// removal is the gate's.
+func (r *run) named(e *changelog.Entry, feature string, stage changelog.Stage) string {
+	if stage == changelog.StageRemoved && r.categoryOf(e, feature) == catGate {
+		return r.lang.gateName(feature)
+	}
+	return feature
+}
+
 // stageDistractors returns wrong stages for a fact, most plausible first:
 // none could also be true of the feature in that release, none is a stage
 // the entry's text talks about, and for a deprecation or removal none is a
@@ -307,11 +316,12 @@ func (r *run) stageInRelease() {
 			choices[i] = l.label[s]
 		}
 		feature := f.sc.Feature
-		expl := r.withHistory(l, l.sentence(l.fact(f.release, feature, f.sc.Stage, f.intro), f.prs()), feature)
+		named := r.named(f.e, feature, f.sc.Stage)
+		expl := r.withHistory(l, l.sentence(l.fact(f.release, named, f.sc.Stage, f.intro), f.prs()), feature)
 		q := quiz.Question{
 			ExtID:       extID(GenStageInRelease, r.doc.Key, f.e.Key, feature, ""),
 			Type:        quiz.SingleChoice,
-			Prompt:      l.stageQuestion(f.release, feature, f.sc.Stage, f.intro),
+			Prompt:      l.stageQuestion(f.release, named, f.sc.Stage, f.intro),
 			Choices:     choices,
 			Answer:      l.label[f.sc.Stage],
 			Explanation: expl,
@@ -398,11 +408,12 @@ func (r *run) releaseOfStage() {
 		case changelog.CompareReleases(rel, r.doc.Release) == 0:
 			prs = positivePRs(c.e.PRs)
 		}
-		expl := r.withHistory(l, l.sentence(l.fact(rel, feature, stage, true), prs), feature)
+		named := r.named(c.e, feature, stage)
+		expl := r.withHistory(l, l.sentence(l.fact(rel, named, stage, true), prs), feature)
 		q := quiz.Question{
 			ExtID:       id,
 			Type:        quiz.SingleChoice,
-			Prompt:      l.releaseQuestion(feature, stage),
+			Prompt:      l.releaseQuestion(named, stage),
 			Choices:     choices,
 			Answer:      rel,
 			Explanation: expl,
@@ -602,14 +613,14 @@ func (r *run) trueFalse() {
 				truth = !wrongRelease() && !wrongStage()
 			}
 		}
-		expl := r.withHistory(l, l.verdict(truth)+l.sentence(l.fact(f.release, feature, f.sc.Stage, f.intro), f.prs()), feature)
+		expl := r.withHistory(l, l.verdict(truth)+l.sentence(l.fact(f.release, r.named(f.e, feature, f.sc.Stage), f.sc.Stage, f.intro), f.prs()), feature)
 		// A wrong stage is claimed as one the feature was at: the entry
 		// says nothing of its being new at that stage.
 		claimIntro := f.intro && claimStage == f.sc.Stage
 		q := quiz.Question{
 			ExtID:       extID(GenTrueFalse, r.doc.Key, f.e.Key, feature, ""),
 			Type:        quiz.TrueFalse,
-			Prompt:      l.sentence(l.fact(claimRel, feature, claimStage, claimIntro), nil),
+			Prompt:      l.sentence(l.fact(claimRel, r.named(f.e, feature, claimStage), claimStage, claimIntro), nil),
 			Truth:       &truth,
 			Explanation: expl,
 			Source:      r.source(f.e, kindName(f.e.Kind)),
