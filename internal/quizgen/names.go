@@ -200,6 +200,8 @@ func shapeOf(name string) category {
 		return catNone
 	case strings.HasPrefix(name, "-"):
 		return catFlag
+	case reGroupVersion.MatchString(name):
+		return catAPI // "batch/v2alpha1", "discovery.k8s.io/v1beta1 EndpointSlices"
 	case strings.ContainsAny(name, " \u3000"):
 		return catNamed
 	case strings.Contains(name, "/"):
@@ -221,6 +223,9 @@ func shapeOf(name string) category {
 	}
 	return catNone // "etcd", "vSphere": a program or a product
 }
+
+// reGroupVersion starts an API group/version.
+var reGroupVersion = regexp.MustCompile(`^[a-z][a-z0-9.-]*/v\d+(?:(?:alpha|beta)\d+)?(?:\s|$)`)
 
 // gateShaped reports whether a name is written as a feature gate is:
 // UpperCamel with at least two humps ("ImageVolume", "CSIMigration").

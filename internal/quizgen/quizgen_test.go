@@ -671,6 +671,9 @@ func TestNameShapes(t *testing.T) {
 		{"vSphere", catNone},
 		{"--cri-socket", catFlag},
 		{"volume_operation_errors_total", catMetric},
+		{"batch/v2alpha1", catAPI},
+		{"discovery.k8s.io/v1beta1 EndpointSlices", catAPI},
+		{"Graceful Node Shutdown", catNamed},
 	}
 	for _, tt := range tests {
 		if got := shapeOf(tt.name); got != tt.want {
@@ -1200,5 +1203,69 @@ func TestGateRemovalNamesTheGate(t *testing.T) {
 		if !asked["WidgetGate"] || !asked["--widget-mode"] {
 			t.Errorf("%s: removal questions about %v, want WidgetGate and --widget-mode", lang, asked)
 		}
+	}
+}
+
+// An entry the document takes back is quoted in no cloze, description or
+// flashcard: its own note says it was reverted, or another entry reverts
+// a name it mentions. An entry that reverts a name tells what happened to
+// it, not what it is: it makes no description or flashcard of the name.
+func TestRevertedEntriesNotQuoted(t *testing.T) {
+	quoting := func(gen string) bool {
+		return gen == GenCloze || gen == GenFeatureFromDescription || gen == GenFlashcard
+	}
+	const seedEntry = "  • WidgetKubeQuota feature gate を GA に昇格させた。Pod ごとの widget の数を上限で抑えられるようになった。 (#900010、@dev) [sig/node]\n"
+	seeds := []struct {
+		name string
+		note string
+		want bool // quoted questions from the entry
+	}{
+		{"a plain note", "    • :pencil: 1.38 で alpha 導入、1.39 で beta になった機能です。\n", true},
+		{"a note about another PR's revert", "    • :pencil: 前述の #900009 は #900011 で revert され、リリース時点ではデフォルト有効です。\n", true},
+		{"a note that this PR was reverted", "    • :pencil: この PR は #900011 で revert され、リリース時点では beta のままです。\n", false},
+		{"a note that it is gone", "    • :pencil: #900011 で revert されているため、リリース時点ではこの機能はありません。\n", false},
+	}
+	for _, tt := range seeds {
+		t.Run(tt.name, func(t *testing.T) {
+			doc := parse(t, "Kubernetes 1.40: SIG-Node の変更内容\n\nFeature\n\n"+seedEntry+tt.note)
+			tl, err := changelog.NewTimeline(doc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep := GenerateReport(doc, tl, Options{Language: LangJapanese})
+			got := false
+			for _, g := range rep.Questions {
+				if quoting(g.Provenance.Generator) && strings.Contains(g.Question.Prompt+g.Question.Answer, "widget の数") {
+					got = true
+				}
+			}
+			if got != tt.want {
+				t.Errorf("quoted questions from the entry: %v, want %v (%d questions)", got, tt.want, len(rep.Questions))
+			}
+		})
+	}
+
+	doc := parse(t, "Kubernetes 1.40: SIG-Node の変更内容\n\nFeature\n\n"+
+		"  • CRI API: WidgetResponse メッセージに widget_id フィールドを追加した。ランタイムが返す、Node 上の widget ごとに一意な名前になる。 (#900020、@dev) [sig/node]\n"+
+		"  • CRI API WidgetResponse メッセージへの widget_id フィールドの追加を revert した。 (#900021、@dev) [sig/node]\n"+
+		// Other fields, for the wrong choices of a description.
+		"  • CRI API: GizmoStatus メッセージに gizmo_id フィールドを追加した。コンテナにマウントした gizmo を表す。 (#900022、@dev) [sig/node]\n"+
+		"  • CRI API: SprocketStatus メッセージに sprocket_id フィールドを追加した。Pod sandbox に割り当てた sprocket を表す。 (#900023、@dev) [sig/node]\n"+
+		"  • CRI API: FlangeStatus メッセージに flange_id フィールドを追加した。Node が scheduler に公開する flange を表す。 (#900024、@dev) [sig/node]\n")
+	rep := generate(t, Options{Language: LangJapanese}, doc)
+	added, reverting := doc.Entries[0].Key, doc.Entries[1].Key
+	cloze := false
+	for _, g := range rep.Questions {
+		p := g.Provenance
+		if !quoting(p.Generator) {
+			continue
+		}
+		if p.Entry == added || p.Entry == reverting && p.Generator != GenCloze {
+			t.Errorf("%s from %s: %q", p.Generator, p.Entry, g.Question.Prompt)
+		}
+		cloze = cloze || p.Entry == reverting
+	}
+	if !cloze {
+		t.Errorf("no cloze of the revert: %d questions", len(rep.Questions))
 	}
 }

@@ -30,6 +30,7 @@ type run struct {
 	pool         *[]poolName                         // namePool, once built
 	facts        *[]stageFact                        // stageFacts, once found
 	stated       map[string]map[changelog.Stage]bool // stages the document states, per feature and release
+	reverted     map[string]string                   // entry that reverts a name, per featureKey
 	newest       *string                             // newest release in the timeline, once found
 	seen         map[string]bool                     // facts already asked, per generator
 	ids          map[string]bool
@@ -83,6 +84,41 @@ func disputed(e *changelog.Entry) bool {
 	return false
 }
 
+// reRevertedNote is a note saying its entry was taken back: "この PR は
+// … #137946 で revert され", "#137574 で revert されているため、…このフィールドは
+// 存在しません", "this change was reverted in #N". A note that another
+// change was reverted names no "この" (this).
+var reRevertedNote = regexp.MustCompile(`この\s*(?:PR|変更|機能|フィールド)[^。]*(?:revert|リバート)\s*され|(?:revert|リバート)\s*されて(?:いる|おり)ため|(?i)\bthis (?:pr|change) (?:was|has been) reverted\b`)
+
+// undone reports whether the document takes e's change back: a note of e
+// says so, or another entry reverts a name e mentions ("Reverted the
+// addition of the image_id field" after "Added the image_id field").
+// reverting also counts an entry that reverts a name: it tells what
+// happened to the name, not what the name is.
+func (r *run) undone(e *changelog.Entry, reverting bool) bool {
+	for _, n := range e.Notes {
+		if reRevertedNote.MatchString(n) {
+			return true
+		}
+	}
+	if r.reverted == nil {
+		r.reverted = map[string]string{}
+		for i := range r.doc.Entries {
+			for _, sc := range r.doc.Entries[i].Stages {
+				if sc.Stage == changelog.StageReverted {
+					r.reverted[changelog.FeatureKey(sc.Feature)] = r.doc.Entries[i].Key
+				}
+			}
+		}
+	}
+	for _, m := range e.Mentions {
+		if by, ok := r.reverted[changelog.FeatureKey(m.Name)]; ok && (by != e.Key || reverting) {
+			return true
+		}
+	}
+	return false
+}
+
 // reCommentOnly starts an entry that changed only a code comment or a typo
 // ("Revised the comment about the feature-gate level for X from alpha to
 // beta", "kubeadm: fixed a small typo in …", "Updated API comments for
@@ -99,6 +135,14 @@ var reCommentOnly = regexp.MustCompile(`(?i)^\s*(?:[\w./-]+:\s+)?(?:revis|updat|
 func (r *run) add(g Generated, fact string) {
 	if e := r.entries[g.Provenance.Entry]; e != nil && (disputed(e) || reCommentOnly.MatchString(e.Text)) {
 		return // not a fact to ask about, by the document's own word, or not one users meet
+	}
+	switch g.Provenance.Generator {
+	case GenCloze, GenFeatureFromDescription, GenFlashcard:
+		// These quote an entry; the stage generators weigh reverts
+		// themselves.
+		if e := r.entries[g.Provenance.Entry]; e != nil && r.undone(e, g.Provenance.Generator != GenCloze) {
+			return
+		}
 	}
 	if fact != "" {
 		k := g.Provenance.Generator + "\x00" + fact
