@@ -768,3 +768,38 @@ func TestVersionedKindIsOneSubject(t *testing.T) {
 		}
 	}
 }
+
+// A change written without its bullet under another PR's entry is an entry
+// of its own; a paragraph that goes on with the same PR is not.
+func TestBulletlessEntries(t *testing.T) {
+	suffix := func(pr int) string {
+		return fmt.Sprintf(" ([#%d](https://github.com/kubernetes/kubernetes/pull/%d), [@dev](https://github.com/dev))", pr, pr)
+	}
+	head := "## Changelog since v1.29.0\n\n## Changes by Kind\n\n### Feature\n\n"
+	tests := []struct {
+		name  string
+		body  string
+		texts []string
+	}{
+		{"another PR", "- Widgets negotiate protobuf with the server." + suffix(4001) + "\n" +
+			"Renamed FeatureGate WidgetQueue to WidgetFairness." + suffix(4002) + "\n",
+			[]string{"Widgets negotiate protobuf with the server.", "Renamed FeatureGate WidgetQueue to WidgetFairness."}},
+		{"the same PR", "- The `--widget-config` flag accepts `all=false`." + suffix(4001) + "\n" +
+			"The `--gizmo-config` flag accepts `all=false` too." + suffix(4001) + "\n",
+			[]string{"The --widget-config flag accepts all=false. The --gizmo-config flag accepts all=false too."}},
+		{"a wrapped entry", "- Widgets negotiate protobuf\nwith the server." + suffix(4001) + "\n",
+			[]string{"Widgets negotiate protobuf with the server."}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := mustParse(t, []byte(head+tt.body), Options{})
+			var got []string
+			for _, e := range d.Entries {
+				got = append(got, e.Text)
+			}
+			if !slices.Equal(got, tt.texts) {
+				t.Errorf("entries %q, want %q", got, tt.texts)
+			}
+		})
+	}
+}

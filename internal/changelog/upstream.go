@@ -2,6 +2,7 @@ package changelog
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -148,6 +149,16 @@ func parseUpstream(lines []string) []rawEntry {
 			continue
 		}
 		if cur != nil {
+			if startsAnotherEntry(cur.lines, l) {
+				// A change written without its bullet: "Renamed FeatureGate
+				// A to B. (#85260, …)" right under another PR's entry.
+				flush()
+				cur = &rawEntry{
+					kind: ctx.kind, section: ctx.section, sigs: ctx.sigs,
+					lines: []string{strings.TrimSpace(l)}, line: i + 1, action: ctx.action,
+				}
+				continue
+			}
 			cur.lines = append(cur.lines, l)
 		}
 	}
@@ -162,6 +173,30 @@ func parseUpstream(lines []string) []rawEntry {
 		kept = append(kept, e)
 	}
 	return kept
+}
+
+// startsAnotherEntry reports whether l, an unindented line without a
+// bullet, is an entry of its own: it ends with the PR suffix of other PRs
+// than the entry above, which ended with its own. A paragraph that goes on
+// with the same PR ("… (#84304)" twice) stays in its entry.
+func startsAnotherEntry(lines []string, l string) bool {
+	if l == "" || l[0] == ' ' || l[0] == '\t' || len(lines) == 0 {
+		return false
+	}
+	prev := lines[len(lines)-1]
+	if strings.TrimSpace(prev) == "" {
+		return false // after a blank line: a paragraph of the entry
+	}
+	own, above := findSuffixes(l, true), findSuffixes(prev, true)
+	if len(own) != 1 || len(above) != 1 || own[0].start == 0 {
+		return false
+	}
+	for _, pr := range own[0].prs {
+		if slices.Contains(above[0].prs, pr) {
+			return false
+		}
+	}
+	return true
 }
 
 // topBullet returns the content of a top-level list item ("- ", " - ",
