@@ -1269,3 +1269,22 @@ func TestRevertedEntriesNotQuoted(t *testing.T) {
 		t.Errorf("no cloze of the revert: %d questions", len(rep.Questions))
 	}
 }
+
+// Two entries that read the same with their gaps blanked ("Graduated ____
+// to beta.") make no cloze: either answer fills either gap.
+func TestClozeTemplatesShared(t *testing.T) {
+	doc := parse(t, upstreamDoc("1.40", 4001,
+		"Graduated the `WidgetFlagz` feature gate to beta.",
+		"Graduated the `WidgetStatusz` feature gate to beta.",
+		"Graduated the `GizmoTracing` feature gate to beta, so that gizmo spans reach the collector."))
+	rep := generate(t, Options{Language: "en"}, doc)
+	got := map[string]bool{}
+	for _, g := range rep.Questions {
+		if g.Provenance.Generator == GenCloze {
+			got[g.Provenance.Feature] = true
+		}
+	}
+	if got["WidgetFlagz"] || got["WidgetStatusz"] || !got["GizmoTracing"] {
+		t.Errorf("clozes of %v, want GizmoTracing's only", got)
+	}
+}

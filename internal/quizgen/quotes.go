@@ -98,6 +98,15 @@ func inNameList(text string, start, end int) bool {
 
 // cloze blanks the key term of an entry in its text.
 func (r *run) cloze() {
+	type gapped struct {
+		e                         *changelog.Entry
+		feature, prompt, firstGap string
+	}
+	var cands []gapped
+	// templates counts the texts with their gaps blanked: when two entries
+	// read the same ("Graduated ____ to beta."), either answer fills
+	// either gap, and neither is asked.
+	templates := map[string]int{}
 	for i := range r.doc.Entries {
 		e := &r.doc.Entries[i]
 		feature := focusOf(e)
@@ -135,12 +144,20 @@ func (r *run) cloze() {
 		if givesAway(blank, feature) || letterCount(strings.ReplaceAll(blank, quiz.ClozeBlank, "")) < 6 {
 			continue
 		}
+		templates[blank]++
+		cands = append(cands, gapped{e: e, feature: feature, prompt: prompt, firstGap: text[locs[0][0]:locs[0][1]]})
+	}
+	for _, c := range cands {
+		if templates[quiz.ClozeText(c.prompt)] > 1 {
+			continue
+		}
+		e, feature, prompt := c.e, c.feature, c.prompt
 		prs := positivePRs(e.PRs)
 		if refs := prRefs(prs); refs != "" {
 			prompt += " (" + refs + ")"
 		}
 		l := r.lang // the deck's language; the text is quoted as it is
-		expl := r.withHistory(l, l.gapIs(text[locs[0][0]:locs[0][1]], r.documentLabel(l), prs), feature)
+		expl := r.withHistory(l, l.gapIs(c.firstGap, r.documentLabel(l), prs), feature)
 		q := quiz.Question{
 			ExtID:       extID(GenCloze, r.doc.Key, e.Key, feature, ""),
 			Type:        quiz.Cloze,
