@@ -1288,3 +1288,29 @@ func TestClozeTemplatesShared(t *testing.T) {
 		t.Errorf("clozes of %v, want GizmoTracing's only", got)
 	}
 }
+
+// Every true statement names the document's release, so a false one is
+// made with a wrong stage when there is one: a statement naming another
+// release would give itself away.
+func TestFalseStatementsKeepTheRelease(t *testing.T) {
+	var sentences []string
+	for _, g := range []string{"Widget", "Gizmo", "Sprocket", "Flange", "Sprung", "Cog", "Gear", "Lever"} {
+		sentences = append(sentences, "Promoted the `"+g+"Tracking` feature gate to GA.")
+	}
+	doc := parse(t, upstreamDoc("1.40", 4001, sentences...))
+	rep := generate(t, Options{Language: "en"}, doc)
+	falses := 0
+	for _, g := range rep.Questions {
+		q := g.Question
+		if g.Provenance.Generator != GenTrueFalse || *q.Truth {
+			continue
+		}
+		falses++
+		if !strings.Contains(q.Prompt, "v1.40") {
+			t.Errorf("false statement %q names another release", q.Prompt)
+		}
+	}
+	if falses == 0 {
+		t.Fatalf("no false statement among %d questions", len(rep.Questions))
+	}
+}

@@ -607,11 +607,10 @@ func (r *run) trueFalse() {
 				claimRel = rs[(h>>16)%uint64(len(rs))]
 				return true
 			}
-			if (h>>1)%2 == 0 {
-				truth = !wrongStage() && !wrongRelease()
-			} else {
-				truth = !wrongRelease() && !wrongStage()
-			}
+			// A wrong stage first: every true statement names the
+			// document's release, so a statement naming another one
+			// would give itself away as false.
+			truth = !wrongStage() && !wrongRelease()
 		}
 		expl := r.withHistory(l, l.verdict(truth)+l.sentence(l.fact(f.release, r.named(f.e, feature, f.sc.Stage), f.sc.Stage, f.intro), f.prs()), feature)
 		// A wrong stage is claimed as one the feature was at: the entry
