@@ -85,13 +85,16 @@ var (
 	reJaTrailNoun     = regexp.MustCompile(`(?:\s*(?:の使用|の機能|機能|の|feature gate|フィーチャーゲート|フィーチャー|イメージ|フェーズ|コマンド|フラグ|オプション|サポート|フィールド|メトリクス))+\s*$`)
 	reTrailParens     = regexp.MustCompile(`\s*\([^()]*\)\s*$`)
 	reAnyParens       = regexp.MustCompile(`\s*\([^()]*\)`)
-	reObjLead         = regexp.MustCompile(`(?i)^\s*(?:the\s+)?(?:use\s+of\s+(?:the\s+)?)?(?:support\s+for\s+(?:the\s+)?)?(?:(?:deprecated|alpha|beta|ga|ga'ed|withdrawn|generally available|general available)\s+)*`)
+	reObjLead         = regexp.MustCompile(`(?i)^\s*(?:the\s+|an?\s+)?(?:new\s+)?(?:use\s+of\s+(?:the\s+)?)?(?:support\s+for\s+(?:the\s+)?)?(?:(?:deprecated|alpha|beta|ga|ga'ed|withdrawn|generally available|general available)\s+)*`)
 	reObjTrail        = regexp.MustCompile(`(?i)\s*(?:feature[- ]?gates?|feature[- ]?flags?|features?|gates?|flags?|api)\s*$`)
 	reSubjectLead     = regexp.MustCompile(`^\s*[A-Za-z][\w.-]*(?:\s+[A-Za-z][\w.-]*)?:\s+`)
 	reLeadPreposition = regexp.MustCompile(`(?i)^(?:in|on|at|for|to|from|since|as|by|with|of|and|or)\b`)
 	reReplacement     = regexp.MustCompile(`(?i)\bin favou?r of\b|\binstead\b|\buse\b|\breplaced by\b|代わりに|を使用`)
 	reLocativeBefore  = regexp.MustCompile(`(?i)\b(?:in|on|into|within|inside|from|via|across)\s+(?:the\s+)?$`)
 	reLocativeAfter   = regexp.MustCompile(`^\s*(?:内|上の|の中|配下)`)
+	// reStopgapGate says a gate is temporary: "This feature gate will be
+	// removed in a future release."
+	reStopgapGate = regexp.MustCompile(`\b(?:feature[- ]gate|gate)\s+will\s+be\s+removed\b`)
 	// reSubcommandScope names one subcommand a flag belongs to: "from
 	// kubectl run", "for kubeadm upgrade apply", "kubeadm upgrade apply
 	// における".
@@ -130,6 +133,9 @@ func analyzeStages(pt plainText, ms []mention, ctx analysisCtx) []event {
 		var prev []mention
 		prevEnd := 0
 		for i, m := range matches {
+			if m.inferred && reStopgapGate.MatchString(pt.low) {
+				continue // "a new feature gate … will be removed in a future release"
+			}
 			subj := resolveSubjects(sent, sms, matches, i, prevEnd, prev, ctx)
 			prevEnd = max(prevEnd, m.end)
 			if len(subj) == 0 {

@@ -516,6 +516,7 @@ func TestStageWordingEnglish(t *testing.T) {
 		{"Promoted FancyGate to beta; it stays off by default.", "FancyGate", StageBeta, ""},
 		{"Added a new `FancyGate` alpha feature.", "FancyGate", StageAlpha, ""},
 		{"Added a new feature gate `FancyGate`, which is not enabled by default.", "FancyGate", StageAlpha, ""},
+		{"Added a new alpha feature gate `FancyGate`. The feature gate will be removed once the fix is out.", "FancyGate", StageAlpha, ""},
 		{"Deprecated the `--fancy-flag` flag, which is turned off by most installers.", "--fancy-flag", StageDeprecated, ""},
 		{"Fancy things are now available in alpha behind the `FancyGate` feature gate.", "FancyGate", StageAlpha, ""},
 		{"Requires the `FancyGate` feature gate (alpha).", "FancyGate", StageAlpha, ""},
@@ -538,6 +539,8 @@ func TestStageWordingEnglish(t *testing.T) {
 		// stage the entry does not give.
 		{"Added a new feature gate, `FancyGate` (enabled by default).", "", "", ""},
 		{"Added a new feature gate `FancyGate`, which defaults to true.", "", "", ""},
+		// A new gate its entry says will go is a stopgap, not an alpha.
+		{"kubeadm: Introduced a new feature gate `FancyGate` to keep the old upgrade order. Its default value is false. This feature gate will be removed in a future release.", "", "", ""},
 		// "Deprecated" as an adjective: the metric was deprecated before.
 		{"Deprecated metric `fancy_latency_microseconds` has been turned off.", "", "", ""},
 		// Something done with the flag went, not the flag.

@@ -28,6 +28,9 @@ type stagePattern struct {
 	subjectAfter bool
 	// locked: a gate locked to its default; "(false)" after it is no GA.
 	locked bool
+	// newGate: "a new feature gate", alpha only by inference (see
+	// stageMatch.inferred).
+	newGate bool
 	// ja patterns only run on sentences with Japanese in them.
 	ja bool
 	// need: when set, one of these must occur too (lower case).
@@ -51,7 +54,7 @@ var stagePatterns = []stagePattern{
 	// English: alpha.
 	{re: regexp.MustCompile(`\b(?:add|adds|added|adding|introduc(?:e|es|ed|ing)|new|implement(?:s|ed)?)\b([^.;:]*?)\balpha\b`), stage: StageAlpha, obj: 1, subjectAfter: true, triggers: []string{"alpha"}, need: []string{"add", "introduc", "new", "implement"}},
 	{re: regexp.MustCompile(`\b(?:available|introduced|added)\s+(?:in|as)\s+(?:an?\s+)?alpha\b`), stage: StageAlpha, subjectAfter: true, triggers: []string{"alpha"}},
-	{re: regexp.MustCompile(`\bnew\s+(?:alpha\s+)?feature[- ]gates?\b`), stage: StageAlpha, subjectAfter: true, triggers: []string{"new"}},
+	{re: regexp.MustCompile(`\bnew\s+(?:alpha\s+)?feature[- ]gates?\b`), stage: StageAlpha, subjectAfter: true, newGate: true, triggers: []string{"new"}},
 	// English: stage and release named together ("alpha in 1.31").
 	{re: regexp.MustCompile(`\b(alpha|beta|ga|stable)\s+in\s+(?:kubernetes\s+)?v?1\.(\d+)\b`), word: 1, rel: 2, triggers: []string{"alpha", "beta", "ga", "stable"}, need: []string{" in "}},
 	// Parenthesised stage after a name: "(alpha)", "(beta in v1.36)", "(beta, enabled by default)".
@@ -128,6 +131,9 @@ type stageMatch struct {
 	release    string // explicit release, "" for the document's
 	promo      bool
 	after      bool
+	// inferred: alpha read from "a new feature gate" without the word
+	// alpha; a gate its entry says will be removed is a stopgap instead.
+	inferred bool
 }
 
 var (
@@ -190,7 +196,8 @@ func findStageMatches(sent, low string, docMinor int) []stageMatch {
 			if p.obj > 0 && m[2*p.obj] >= 0 && m[2*p.obj+1]-m[2*p.obj] > 240 {
 				continue // an "object" that long is a whole clause, not a name
 			}
-			sm := stageMatch{start: m[0], end: m[1], stage: p.stage, obj: [2]int{-1, -1}, promo: p.promo, after: p.subjectAfter}
+			sm := stageMatch{start: m[0], end: m[1], stage: p.stage, obj: [2]int{-1, -1}, promo: p.promo, after: p.subjectAfter,
+				inferred: p.newGate && !strings.Contains(low[m[0]:m[1]], "alpha")}
 			if p.word > 0 {
 				sm.stage = stageWord(sent[m[2*p.word]:m[2*p.word+1]])
 				if sm.stage == "" {
