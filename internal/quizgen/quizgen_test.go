@@ -1314,3 +1314,19 @@ func TestFalseStatementsKeepTheRelease(t *testing.T) {
 		t.Fatalf("no false statement among %d questions", len(rep.Questions))
 	}
 }
+
+// An entry listed twice, under two PRs, makes one cloze.
+func TestClozeOfARepeatedEntry(t *testing.T) {
+	const text = "Component owners can set the allowed metric labels with the `--allow-widget-labels` flag."
+	doc := parse(t, upstreamDoc("1.40", 4001, text, text))
+	rep := generate(t, Options{Language: "en"}, doc)
+	n := 0
+	for _, g := range rep.Questions {
+		if g.Provenance.Generator == GenCloze {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d clozes of one text listed twice, want 1", n)
+	}
+}

@@ -103,10 +103,11 @@ func (r *run) cloze() {
 		feature, prompt, firstGap string
 	}
 	var cands []gapped
-	// templates counts the texts with their gaps blanked: when two entries
-	// read the same ("Graduated ____ to beta."), either answer fills
-	// either gap, and neither is asked.
-	templates := map[string]int{}
+	// templates holds the answers of each text with its gaps blanked: when
+	// two entries read the same ("Graduated ____ to beta.") with other
+	// answers, either answer fills either gap, and neither is asked. An
+	// entry listed twice (under two PRs) is asked once.
+	templates := map[string]map[string]bool{}
 	for i := range r.doc.Entries {
 		e := &r.doc.Entries[i]
 		feature := focusOf(e)
@@ -144,13 +145,19 @@ func (r *run) cloze() {
 		if givesAway(blank, feature) || letterCount(strings.ReplaceAll(blank, quiz.ClozeBlank, "")) < 6 {
 			continue
 		}
-		templates[blank]++
+		if templates[blank] == nil {
+			templates[blank] = map[string]bool{}
+		}
+		templates[blank][changelog.FeatureKey(feature)] = true
 		cands = append(cands, gapped{e: e, feature: feature, prompt: prompt, firstGap: text[locs[0][0]:locs[0][1]]})
 	}
+	asked := map[string]bool{}
 	for _, c := range cands {
-		if templates[quiz.ClozeText(c.prompt)] > 1 {
+		blank := quiz.ClozeText(c.prompt)
+		if len(templates[blank]) > 1 || asked[blank] {
 			continue
 		}
+		asked[blank] = true
 		e, feature, prompt := c.e, c.feature, c.prompt
 		prs := positivePRs(e.PRs)
 		if refs := prRefs(prs); refs != "" {
