@@ -430,6 +430,23 @@ func (r *run) mask(text, name string) string {
 	return b.String()
 }
 
+// maskSameCase is mask for the occurrences of name that start with a
+// letter of the same case as name.
+func (r *run) maskSameCase(text, name string) string {
+	var b strings.Builder
+	last := 0
+	for _, loc := range r.maskLocs(text, name) {
+		if unicode.IsUpper(firstRune(text[loc[0]:])) != unicode.IsUpper(firstRune(name)) {
+			continue
+		}
+		b.WriteString(text[last:loc[0]])
+		b.WriteString(maskToken)
+		last = loc[1]
+	}
+	b.WriteString(text[last:])
+	return b.String()
+}
+
 // squash keeps only the letters and digits of s, in lower case: the form
 // in which a masked text must no longer contain the name.
 func squash(s string) string {

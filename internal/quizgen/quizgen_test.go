@@ -317,6 +317,21 @@ func TestMasking(t *testing.T) {
 			t.Errorf("mask %q in %q = %q, want %q", tt.name, tt.text, got, tt.want)
 		}
 	}
+	// An alias of a heading ("WidgetQoS / WidgetReservationPolicy") is
+	// masked only where it is written as the heading writes it: the
+	// widgetReservationPolicy field is another identifier.
+	aliases := []struct {
+		name, text, want string
+	}{
+		{"WidgetReservationPolicy", "Set widgetReservationPolicy in the config.", "Set widgetReservationPolicy in the config."},
+		{"WidgetReservationPolicy", "WidgetReservationPolicy replaces the old switch.", "____ replaces the old switch."},
+		{"memory.low", "memory.low 以下のとき", "____ 以下のとき"},
+	}
+	for _, tt := range aliases {
+		if got := r.maskSameCase(tt.text, tt.name); got != tt.want {
+			t.Errorf("maskSameCase %q in %q = %q, want %q", tt.name, tt.text, got, tt.want)
+		}
+	}
 }
 
 func TestGivesAway(t *testing.T) {

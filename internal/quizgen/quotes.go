@@ -295,9 +295,13 @@ func (r *run) featureFromDescription() {
 		names := append([]string{c.Term}, c.Aliases...)
 		// Only whole words are masked; a name left inside a longer word
 		// still gives the answer away, and the text is not used.
-		masked := desc
-		for _, n := range names {
-			masked = r.mask(masked, n)
+		masked := r.mask(desc, c.Term)
+		for _, n := range c.Aliases {
+			// An alias written with another first letter is another
+			// identifier ("MemoryQoS / MemoryReservationPolicy" heads a
+			// text about the memoryReservationPolicy field): left as it
+			// is, it gives the question away below, and none is made.
+			masked = r.maskSameCase(masked, n)
 		}
 		if !informative(masked) || r.givesAwayTokens(masked, names) {
 			continue
