@@ -133,8 +133,10 @@ func analyzeStages(pt plainText, ms []mention, ctx analysisCtx) []event {
 		var prev []mention
 		prevEnd := 0
 		for i, m := range matches {
-			if m.inferred && reStopgapGate.MatchString(pt.low) {
-				continue // "a new feature gate … will be removed in a future release"
+			if m.inferred && (reStopgapGate.MatchString(pt.low) || defaultOnIn(pt.low)) {
+				// "a new feature gate … will be removed in a future
+				// release", or one the entry says is on by default.
+				continue
 			}
 			subj := resolveSubjects(sent, sms, matches, i, prevEnd, prev, ctx)
 			prevEnd = max(prevEnd, m.end)

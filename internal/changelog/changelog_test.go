@@ -524,6 +524,7 @@ func TestStageWordingEnglish(t *testing.T) {
 		{"The `FancyGate` feature gate was switched off by default.", "FancyGate", StageDefaultOff, ""},
 		{"`FancyGate` is deprecated and will be removed later.", "FancyGate", StageDeprecated, ""},
 		{"Removed the `FancyGate` feature gate.", "FancyGate", StageRemoved, ""},
+		{"The `fancy/v2alpha1` FancyJob type definitions and clients are deprecated and removed.", "fancy/v2alpha1 FancyJob", StageRemoved, ""},
 		{"The GA `FancyGate` feature gate has been removed and is unconditionally enabled.", "FancyGate", StageRemoved, ""},
 		{"Reverted the `fancy_id` field added to the `FancyResponse` message.", "fancy_id", StageReverted, ""},
 		{"FancyGate was alpha in 1.27 and is beta now.", "FancyGate", StageAlpha, "1.27"},
@@ -539,6 +540,7 @@ func TestStageWordingEnglish(t *testing.T) {
 		// stage the entry does not give.
 		{"Added a new feature gate, `FancyGate` (enabled by default).", "", "", ""},
 		{"Added a new feature gate `FancyGate`, which defaults to true.", "", "", ""},
+		{"Added a new feature gate, `FancyGate` (enabled by default). The new feature gate lets plugins skip retries.", "", "", ""},
 		// A new gate its entry says will go is a stopgap, not an alpha.
 		{"kubeadm: Introduced a new feature gate `FancyGate` to keep the old upgrade order. Its default value is false. This feature gate will be removed in a future release.", "", "", ""},
 		// "Deprecated" as an adjective: the metric was deprecated before.

@@ -72,6 +72,7 @@ var stagePatterns = []stagePattern{
 	// English: removal.
 	{re: regexp.MustCompile(`\b(?:is|are|was|were|has been|have been|be|been|being|now|got)\s+(?:now\s+|fully\s+|also\s+|completely\s+|officially\s+)?removed\b`), stage: StageRemoved, triggers: []string{"remov"}},
 	{re: regexp.MustCompile(`\bremov(?:e|es|ed|ing)\s+(.+?)(?:[.;](?:\s|$)|\bfrom\b|\bin favou?r\b|$)`), stage: StageRemoved, obj: 1, verb: true, triggers: []string{"remov"}},
+	{re: regexp.MustCompile(`\b(?:is|are|was|were|has been|have been)\s+(?:now\s+)?deprecated\s+and\s+(?:then\s+)?removed\b`), stage: StageRemoved, triggers: []string{"remov"}},
 	{re: regexp.MustCompile(`\bwithdrawn\b`), stage: StageRemoved, triggers: []string{"withdrawn"}},
 	// English: revert.
 	{re: regexp.MustCompile(`\brevert(?:s|ed|ing)?\b|\broll(?:s|ed)?\s+back\b|\brolled\s+back\b`), stage: StageReverted, triggers: []string{"revert", "roll back", "rolls back", "rolled back"}},
@@ -315,6 +316,17 @@ func findStageMatches(sent, low string, docMinor int) []stageMatch {
 		}
 	}
 	return kept
+}
+
+// defaultOnIn reports whether a text says, anywhere, that something is on
+// by default.
+func defaultOnIn(text string) bool {
+	for _, loc := range reDefaultOnWords.FindAllStringIndex(text, -1) {
+		if !strings.HasSuffix(strings.TrimSpace(text[:loc[0]]), "not") {
+			return true
+		}
+	}
+	return false
 }
 
 // defaultOnNear reports whether the words just after a stage match say the
