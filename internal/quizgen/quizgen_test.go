@@ -1145,6 +1145,34 @@ func TestRemovedAndKeptInOneRelease(t *testing.T) {
 			if p.Feature == "widget_errors_total" {
 				t.Errorf("%s asks %q (answer %q): 1.40 both removes and keeps it", p.Generator, g.Question.Prompt, g.Question.ExpectedAnswer())
 			}
+		default:
+			// Nor is the removal quoted.
+			if p.Entry == doc.Entries[0].Key {
+				t.Errorf("%s quotes the removal the release takes back: %q", p.Generator, g.Question.Prompt)
+			}
+		}
+	}
+}
+
+// Only a name the document calls a feature gate has its removal worded as
+// the gate's: a gate-shaped constant is not one.
+func TestNamedAsGate(t *testing.T) {
+	doc := parse(t, upstreamDoc("1.40", 4001,
+		"Promoted the `WidgetGate` feature gate to GA.",
+		"Deprecated `WidgetScore` in favor of `WidgetRank` in the scheduler framework."))
+	r := newRun(doc, nil, Options{Language: "en"})
+	tests := []struct {
+		feature string
+		stage   changelog.Stage
+		want    string
+	}{
+		{"WidgetGate", changelog.StageRemoved, "the WidgetGate feature gate"},
+		{"WidgetGate", changelog.StageGA, "WidgetGate"},
+		{"WidgetScore", changelog.StageRemoved, "WidgetScore"},
+	}
+	for _, tt := range tests {
+		if got := r.named(nil, tt.feature, tt.stage); got != tt.want {
+			t.Errorf("named(%s, %s) = %q, want %q", tt.feature, tt.stage, got, tt.want)
 		}
 	}
 }

@@ -31,6 +31,7 @@ type run struct {
 	facts        *[]stageFact                        // stageFacts, once found
 	stated       map[string]map[changelog.Stage]bool // stages the document states, per feature and release
 	reverted     map[string]string                   // entry that reverts a name, per featureKey
+	gates        map[string]bool                     // isGate, per featureKey
 	newest       *string                             // newest release in the timeline, once found
 	seen         map[string]bool                     // facts already asked, per generator
 	ids          map[string]bool
@@ -56,6 +57,7 @@ func newRun(doc *changelog.Document, tl *changelog.Timeline, opt Options) *run {
 		cats:         map[string]category{},
 		featureWords: map[string]bool{},
 		distractors:  map[string][]changelog.Stage{},
+		gates:        map[string]bool{},
 		seen:         map[string]bool{},
 		ids:          map[string]bool{},
 	}
@@ -98,6 +100,14 @@ var reRevertedNote = regexp.MustCompile(`この\s*(?:PR|変更|機能|フィー�
 func (r *run) undone(e *changelog.Entry, reverting bool) bool {
 	for _, n := range e.Notes {
 		if reRevertedNote.MatchString(n) {
+			return true
+		}
+	}
+	for _, sc := range e.Stages {
+		// "Removed metric X" while another entry of the release says X
+		// "is not removed, but is marked deprecated".
+		if rel, err := changelog.NormalizeRelease(sc.Release); err == nil && sc.Stage == changelog.StageRemoved &&
+			r.statedStages(sc.Feature, rel)[changelog.StageDeprecated] {
 			return true
 		}
 	}
@@ -183,7 +193,7 @@ func (r *run) withHistory(l *lexicon, expl, feature string) string {
 	if !forward {
 		return expl
 	}
-	if h := l.historyNote(feature, events, r.categoryOf(nil, feature) == catGate); h != "" {
+	if h := l.historyNote(feature, events, r.isGate(feature)); h != "" {
 		return expl + " " + h
 	}
 	return expl

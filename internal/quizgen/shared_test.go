@@ -448,8 +448,17 @@ func clozeGradesRight(t *testing.T, where string, q quiz.Question, gaps []quiz.G
 	}
 }
 
-// reGateShape is the shape of a feature gate's name: one CamelCase word.
-var reGateShape = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*$`)
+// calledGate reports whether the document names feature as a feature gate.
+func (c checker) calledGate(feature string) bool {
+	for _, e := range c.doc.Entries {
+		for _, m := range e.Mentions {
+			if m.Type == changelog.MentionFeatureGate && changelog.FeatureKey(m.Name) == changelog.FeatureKey(feature) {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 func (c checker) checkTrueFalse(where string, q quiz.Question, p Provenance, e *changelog.Entry) {
 	t := c.t
@@ -459,7 +468,7 @@ func (c checker) checkTrueFalse(where string, q quiz.Question, p Provenance, e *
 	}
 	statement := func(rel string, s changelog.Stage, intro bool) string {
 		name := p.Feature
-		if s == changelog.StageRemoved && reGateShape.MatchString(name) {
+		if s == changelog.StageRemoved && c.calledGate(name) {
 			name = c.lex.gateName(name) // a gate's removal is the gate's
 		}
 		return c.lex.sentence(c.lex.fact(rel, name, s, intro), nil)

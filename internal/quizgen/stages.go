@@ -231,10 +231,30 @@ func (r *run) findStageFacts() []stageFact {
 // named is how a stage question names a feature: a feature gate's
 // removal is the gate's.
 func (r *run) named(e *changelog.Entry, feature string, stage changelog.Stage) string {
-	if stage == changelog.StageRemoved && r.categoryOf(e, feature) == catGate {
+	if stage == changelog.StageRemoved && r.isGate(feature) {
 		return r.lang.gateName(feature)
 	}
 	return feature
+}
+
+// isGate reports whether the document calls feature a feature gate
+// somewhere: a gate-shaped name may be a constant ("Deprecated
+// MaxNodeScore in favor of …") or a kind.
+func (r *run) isGate(feature string) bool {
+	k := changelog.FeatureKey(feature)
+	if g, ok := r.gates[k]; ok {
+		return g
+	}
+	g := false
+	for i := range r.doc.Entries {
+		for _, m := range r.doc.Entries[i].Mentions {
+			if m.Type == changelog.MentionFeatureGate && changelog.FeatureKey(m.Name) == k {
+				g = true
+			}
+		}
+	}
+	r.gates[k] = g
+	return g
 }
 
 // stageDistractors returns wrong stages for a fact, most plausible first:
