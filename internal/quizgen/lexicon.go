@@ -220,11 +220,11 @@ func (l *lexicon) gateName(gate string) string {
 	return "the " + gate + " feature gate"
 }
 
-func (l *lexicon) orderExplanation(feature string, events []changelog.Event) string {
+func (l *lexicon) orderExplanation(feature string, events []changelog.Event, gate bool) string {
 	if l.ja() {
-		return feature + " はリリースごとに " + l.history(events) + " と進んだ。"
+		return feature + " はリリースごとに " + l.historyOf(events, gate) + " と進んだ。"
 	}
-	return feature + " moved through " + l.history(events) + "."
+	return feature + " moved through " + l.historyOf(events, gate) + "."
 }
 
 func (l *lexicon) verdict(truth bool) string {

@@ -1207,6 +1207,7 @@ func TestGateRemovalNamesTheGate(t *testing.T) {
 	docs := []*changelog.Document{
 		parse(t, upstreamKindDoc("1.40", kindCleanup, 4001, "Removed GA'ed feature gate `WidgetGate`.", "Removed the deprecated `--widget-mode` flag from the kubelet.")),
 		parse(t, upstreamDoc("1.37", 3701, "Promoted the `WidgetGate` feature gate to GA.")),
+		parse(t, upstreamDoc("1.35", 3501, "Promoted the `WidgetGate` feature gate to beta.")),
 	}
 	for _, lang := range []string{"en", "ja"} {
 		rep := generate(t, Options{Language: lang}, docs...)
@@ -1245,6 +1246,18 @@ func TestGateRemovalNamesTheGate(t *testing.T) {
 		}
 		if !asked["WidgetGate"] || !asked["--widget-mode"] {
 			t.Errorf("%s: removal questions about %v, want WidgetGate and --widget-mode", lang, asked)
+		}
+		ordered := false
+		for _, g := range rep.Questions {
+			if g.Provenance.Generator == GenTimelineOrder && g.Provenance.Feature == "WidgetGate" {
+				ordered = true
+				if items := g.Question.Items; len(items) == 0 || items[len(items)-1] != lexiconFor(lang).gateRemoved {
+					t.Errorf("%s: timeline items %q, want the gate's removal last", lang, items)
+				}
+			}
+		}
+		if !ordered {
+			t.Errorf("%s: no timeline question about WidgetGate", lang)
 		}
 	}
 }

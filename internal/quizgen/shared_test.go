@@ -336,7 +336,11 @@ func (c checker) checkTimelineOrder(where string, q quiz.Question, p Provenance)
 		if ev.Revert {
 			t.Errorf("%s: ordered a reverted change", where)
 		}
-		want = append(want, c.lex.label[ev.Stage])
+		label := c.lex.label[ev.Stage]
+		if ev.Stage == changelog.StageRemoved && c.calledGate(p.Feature) {
+			label = c.lex.gateRemoved // the gate went, the feature stays
+		}
+		want = append(want, label)
 	}
 	if len(events) < 3 || !slices.Equal(q.Items, want) {
 		t.Errorf("%s: items %q, want the timeline's %q", where, q.Items, want)

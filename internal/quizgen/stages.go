@@ -565,7 +565,11 @@ func (r *run) timelineOrder() {
 					okOrder = false
 					break
 				}
-				items = append(items, l.label[ev.Stage])
+				label := l.label[ev.Stage]
+				if ev.Stage == changelog.StageRemoved && r.isGate(feature) {
+					label = l.gateRemoved
+				}
+				items = append(items, label)
 				if ev.PR > 0 {
 					prs = append(prs, ev.PR)
 				}
@@ -580,7 +584,7 @@ func (r *run) timelineOrder() {
 				Type:        quiz.Order,
 				Prompt:      l.orderPrompt(feature),
 				Items:       items,
-				Explanation: l.orderExplanation(feature, events),
+				Explanation: l.orderExplanation(feature, events, r.isGate(feature)),
 				Source:      src,
 				Tags:        []string{feature, GenTimelineOrder},
 			}
