@@ -259,6 +259,14 @@ func subjectsOf(sent string, ms []mention, matches []stageMatch, i, prevEnd int,
 	if loc := reReplacement.FindStringIndex(sent[m.end:hi]); loc != nil {
 		hi = m.end + loc[0]
 	}
+	if hasJapanese(sent) {
+		// A Japanese predicate ends its clause: a name after the next
+		// comma is the next clause's subject ("ResourceSlice 内の taint は
+		// デフォルト有効、 DeviceTaintRules は別 feature gate").
+		if i := strings.Index(sent[m.end:hi], "、"); i >= 0 {
+			hi = m.end + i
+		}
+	}
 	after := capable(m.end, hi)
 	if m.after && len(after) > 0 {
 		return firstGroup(sent, after)
@@ -274,8 +282,12 @@ func subjectsOf(sent string, ms []mention, matches []stageMatch, i, prevEnd int,
 			return lastGroup(sent, c)
 		}
 	}
-	// 5. The entry's focus, for sentences that name nothing.
-	if len(ctx.context) > 0 && (ctx.contextAll || isMaturity(m.stage)) && !namesAnything(ms) {
+	// 5. The entry's focus, for sentences that name nothing. In an entry's
+	// own text, a Japanese sentence with a subject of its own ("device
+	// taint と toleration を beta に昇格させた") is about that, not about a
+	// gate a later sentence names.
+	if len(ctx.context) > 0 && (ctx.contextAll || isMaturity(m.stage)) && !namesAnything(ms) &&
+		(ctx.contextAll || !ownJaSubject(sent[:m.start])) {
 		out := make([]mention, 0, len(ctx.context))
 		for _, c := range ctx.context {
 			out = append(out, mention{name: c, typ: MentionFeature})
@@ -308,6 +320,20 @@ func joinVersionedKinds(sent string, subj []mention) []mention {
 		out = append(out, v)
 	}
 	return out
+}
+
+// reJaSubject ends a Japanese subject before a stage statement: "X を",
+// "X が", "X は". reJaThis is a subject that points back at the entry's
+// feature: "この機能", "本機能", "同 feature gate".
+var (
+	reJaSubject = regexp.MustCompile(`[^\s、。]\s*(?:を|が|は)\s*$`)
+	reJaThis    = regexp.MustCompile(`(?:^|[\s、。:：])(?:この|本|同|当|その)\s*\S*\s*(?:を|が|は)\s*$`)
+)
+
+// ownJaSubject reports whether the Japanese text before a stage statement
+// ends with a subject of its own rather than one pointing back.
+func ownJaSubject(before string) bool {
+	return hasJapanese(before) && reJaSubject.MatchString(before) && !reJaThis.MatchString(before)
 }
 
 // locative reports whether a name is only where the change happens: "in

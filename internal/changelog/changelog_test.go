@@ -808,3 +808,22 @@ func TestBulletlessEntries(t *testing.T) {
 		})
 	}
 }
+
+// A Japanese sentence with a subject of its own is not about a gate a later
+// sentence names, and a name after a predicate's comma starts the next
+// clause.
+func TestJapaneseClauseSubjects(t *testing.T) {
+	for _, s := range []string{
+		"DRA: fancy taint と toleration(KEP #5055)を beta に昇格させた。 FancyRules のサポートは FancyRules feature gate を有効化するかどうかに依存する。",
+		"Fancy の taint / toleration。 ResourceSlice 内の taint はデフォルト有効、 FancyRules は別 feature gate。",
+	} {
+		d := mustParse(t, articleWith(s), Options{})
+		for _, e := range d.Entries {
+			for _, sc := range e.Stages {
+				if sc.Feature == "FancyRules" {
+					t.Errorf("%q: FancyRules %s, want no stage of it", s, sc.Stage)
+				}
+			}
+		}
+	}
+}
