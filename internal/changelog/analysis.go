@@ -95,10 +95,10 @@ var (
 	// reStopgapGate says a gate is temporary: "This feature gate will be
 	// removed in a future release."
 	reStopgapGate = regexp.MustCompile(`\b(?:feature[- ]gate|gate)\s+will\s+be\s+removed\b`)
-	// reSubcommandScope names one subcommand a flag belongs to: "from
+	// reSubcommandScope names the subcommand a flag belongs to: "from
 	// kubectl run", "for kubeadm upgrade apply", "kubeadm upgrade apply
-	// における".
-	reSubcommandScope = regexp.MustCompile(`(?i)\b(?:from|for|of|in)\s+(?:the\s+)?(?:kubectl|kubeadm)\s+[a-z][a-z-]*\b|\b(?:kubectl|kubeadm)\s+[a-z][a-z-]*(?:\s+[a-z][a-z-]*)*\s*(?:における|での)`)
+	// における" (group 1 or 2 is the subcommand's first word).
+	reSubcommandScope = regexp.MustCompile(`(?i)\b(?:from|for|of|in)\s+(?:the\s+)?(?:kubectl|kubeadm)\s+([a-z][a-z-]*)\b|\b(?:kubectl|kubeadm)\s+([a-z][a-z-]*)(?:\s+[a-z][a-z-]*)*\s*(?:における|での)`)
 	pronounSubject    = map[string]bool{"it": true, "this": true, "that": true, "they": true, "these": true, "those": true, "users": true, "we": true, "you": true, "there": true, "which": true, "both": true, "all": true}
 )
 
@@ -153,7 +153,7 @@ func analyzeStages(pt plainText, ms []mention, ctx analysisCtx) []event {
 				pr = ctx.defaultPR
 			}
 			for _, sj := range subj {
-				if sj.typ == MentionFlag && (m.stage == StageRemoved || m.stage == StageDeprecated) && reSubcommandScope.MatchString(sent) {
+				if sj.typ == MentionFlag && (m.stage == StageRemoved || m.stage == StageDeprecated) && subcommandScoped(sent) {
 					// "Remove --replicas from kubectl run": the flag stays
 					// in the other commands.
 					continue
@@ -260,11 +260,12 @@ func subjectsOf(sent string, ms []mention, matches []stageMatch, i, prevEnd int,
 		hi = m.end + loc[0]
 	}
 	if hasJapanese(sent) {
-		// A Japanese predicate ends its clause: a name after the next
-		// comma is the next clause's subject ("ResourceSlice 内の taint は
-		// デフォルト有効、 DeviceTaintRules は別 feature gate").
-		if i := strings.Index(sent[m.end:hi], "、"); i >= 0 {
-			hi = m.end + i
+		// After a Japanese predicate and a comma, a name with a topic of
+		// its own starts the next clause ("ResourceSlice 内の taint は
+		// デフォルト有効、 DeviceTaintRules は別 feature gate"); a list
+		// goes on ("GA に昇格: A、B").
+		if c := strings.Index(sent[m.end:hi], "、"); c >= 0 && reJaTopic.MatchString(sent[m.end+c:hi]) {
+			hi = m.end + c
 		}
 	}
 	after := capable(m.end, hi)
@@ -302,15 +303,36 @@ func subjectsOf(sent string, ms []mention, matches []stageMatch, i, prevEnd int,
 	return nil
 }
 
+// notSubcommand are words after kubectl or kubeadm that name no
+// subcommand: "from kubectl and kubeadm", "of the kubectl command".
+var notSubcommand = map[string]bool{"and": true, "or": true, "in": true, "to": true, "for": true, "with": true,
+	"as": true, "since": true, "the": true, "a": true, "command": true, "commands": true, "cli": true,
+	"flag": true, "flags": true, "binary": true, "itself": true, "now": true, "is": true, "was": true}
+
+// subcommandScoped reports whether a sentence scopes a flag to one
+// kubectl or kubeadm subcommand.
+func subcommandScoped(sent string) bool {
+	for _, m := range reSubcommandScope.FindAllStringSubmatch(sent, -1) {
+		w := m[1]
+		if w == "" {
+			w = m[2]
+		}
+		if !notSubcommand[strings.ToLower(w)] {
+			return true
+		}
+	}
+	return false
+}
+
 // joinVersionedKinds makes a group/version and the kind named right after it
 // one subject: "discovery.k8s.io/v1beta1 EndpointSlices are deprecated"
 // deprecates that version of EndpointSlice, neither the kind nor the whole
 // group/version.
 func joinVersionedKinds(sent string, subj []mention) []mention {
-	out := subj[:0:0]
+	out := make([]mention, 0, len(subj))
 	for j := 0; j < len(subj); j++ {
 		v := subj[j]
-		if j+1 < len(subj) && v.typ == MentionAPIVersion && subj[j+1].start > v.end &&
+		if j+1 < len(subj) && v.typ == MentionAPIVersion && subj[j+1].typ == MentionIdentifier && subj[j+1].start > v.end &&
 			strings.TrimSpace(sent[v.end:subj[j+1].start]) == "" {
 			k := subj[j+1]
 			out = append(out, mention{start: v.start, end: k.end, name: v.name + " " + k.name, typ: MentionAPIVersion})
@@ -322,18 +344,42 @@ func joinVersionedKinds(sent string, subj []mention) []mention {
 	return out
 }
 
-// reJaSubject ends a Japanese subject before a stage statement: "X を",
-// "X が", "X は". reJaThis is a subject that points back at the entry's
-// feature: "この機能", "本機能", "同 feature gate".
+// reJaSubject is the noun phrase and particle that end a Japanese text
+// before a stage statement: "device taint と toleration(KEP #5055)を".
+// reJaTopic is a clause with a topic of its own: "、 X は".
 var (
-	reJaSubject = regexp.MustCompile(`[^\s、。]\s*(?:を|が|は)\s*$`)
-	reJaThis    = regexp.MustCompile(`(?:^|[\s、。:：])(?:この|本|同|当|その)\s*\S*\s*(?:を|が|は)\s*$`)
+	reJaSubject = regexp.MustCompile(`([^、。:：]*?)\s*(?:を|が|は)\s*$`)
+	reJaTopic   = regexp.MustCompile(`^、\s*[^、。]*?\S\s*は`)
 )
 
+// genericSubject are subjects that point back at the entry's feature
+// rather than name one.
+var genericSubject = map[string]bool{"feature gate": true, "feature": true, "gate": true, "pr": true, "kep": true}
+
 // ownJaSubject reports whether the Japanese text before a stage statement
-// ends with a subject of its own rather than one pointing back.
+// ends with a subject of its own: a noun phrase in Latin letters before
+// を, が or は ("device taint と toleration を"), not a topic of place or
+// time ("1.36 では", "このリリースでは"), a pronoun ("これを") or a word
+// that points back ("feature gate は").
 func ownJaSubject(before string) bool {
-	return hasJapanese(before) && reJaSubject.MatchString(before) && !reJaThis.MatchString(before)
+	if !hasJapanese(before) {
+		return false
+	}
+	m := reJaSubject.FindStringSubmatch(before)
+	if m == nil {
+		return false
+	}
+	phrase := strings.TrimSpace(m[1])
+	for _, suffix := range []string{"で", "に", "と", "から", "まで"} {
+		if strings.HasSuffix(phrase, suffix) {
+			return false // では, には, とは, からは, までは
+		}
+	}
+	if i := strings.LastIndexAny(phrase, ":："); i >= 0 {
+		phrase = strings.TrimSpace(phrase[i+1:])
+	}
+	phrase = strings.TrimSpace(reAnyParens.ReplaceAllString(phrase, ""))
+	return hasLetter(phrase) && !genericSubject[strings.ToLower(phrase)] && strings.ContainsAny(strings.ToLower(phrase), "abcdefghijklmnopqrstuvwxyz")
 }
 
 // locative reports whether a name is only where the change happens: "in

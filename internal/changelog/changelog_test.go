@@ -541,6 +541,10 @@ func TestStageWordingEnglish(t *testing.T) {
 		{"Added a new feature gate, `FancyGate` (enabled by default).", "", "", ""},
 		{"Added a new feature gate `FancyGate`, which defaults to true.", "", "", ""},
 		{"Added a new feature gate, `FancyGate` (enabled by default). The new feature gate lets plugins skip retries.", "", "", ""},
+		{"Added a new feature gate `FancyGate`; it will be enabled by default in v1.32.", "FancyGate", StageAlpha, ""},
+		{"Added a new feature gate `FancyGate` that keeps the default one-shot retries.", "FancyGate", StageAlpha, ""},
+		{"`FancyGate` is deprecated and removed in a future release.", "FancyGate", StageDeprecated, ""},
+		{"Removed the deprecated `--fancy-socket` flag from kubectl and kubeadm.", "--fancy-socket", StageRemoved, ""},
 		// A new gate its entry says will go is a stopgap, not an alpha.
 		{"kubeadm: Introduced a new feature gate `FancyGate` to keep the old upgrade order. Its default value is false. This feature gate will be removed in a future release.", "", "", ""},
 		// "Deprecated" as an adjective: the metric was deprecated before.
@@ -757,8 +761,12 @@ func TestConceptsFromNotes(t *testing.T) {
 }
 
 // A deprecated version of a kind deprecates neither the kind nor the
-// whole group/version.
+// whole group/version; a group/version beside a flag or a gate is no kind's.
 func TestVersionedKindIsOneSubject(t *testing.T) {
+	checkStageCases(t, []stageCase{
+		{"`fancy.k8s.io/v1beta1` FancySlices are deprecated.", "fancy.k8s.io/v1beta1 FancySlices", StageDeprecated, ""},
+		{"Removed `fancy.k8s.io/v1beta1` `--fancy-flag` handling: the flag `--fancy-flag` is removed.", "--fancy-flag", StageRemoved, ""},
+	}, upstreamWith)
 	for _, s := range []string{
 		"`fancy.k8s.io/v1beta1` FancySlices are deprecated in favor of `fancy.k8s.io/v1`.",
 		"The fancy.k8s.io/v1beta1 FancyNode object is deprecated.",
@@ -811,8 +819,15 @@ func TestBulletlessEntries(t *testing.T) {
 
 // A Japanese sentence with a subject of its own is not about a gate a later
 // sentence names, and a name after a predicate's comma starts the next
-// clause.
+// clause; a list after a comma does not, and a topic of time or place is
+// no subject of its own.
 func TestJapaneseClauseSubjects(t *testing.T) {
+	checkStageCases(t, []stageCase{
+		{"GA に昇格: FancyAlpha、FancyBeta", "FancyBeta", StageGA, ""},
+		{"FancyGate feature gate を追加した。今回のリリースでは beta に昇格した。", "FancyGate", StageBeta, ""},
+		{"FancyGate feature gate を追加した。これを beta に昇格させた。", "FancyGate", StageBeta, ""},
+		{"Fancy の taint / toleration。 ResourceSlice 内の FancyTaints はデフォルト有効、 FancyRules は別 feature gate。", "FancyTaints", StageDefaultOn, ""},
+	}, articleWith)
 	for _, s := range []string{
 		"DRA: fancy taint と toleration(KEP #5055)を beta に昇格させた。 FancyRules のサポートは FancyRules feature gate を有効化するかどうかに依存する。",
 		"Fancy の taint / toleration。 ResourceSlice 内の taint はデフォルト有効、 FancyRules は別 feature gate。",

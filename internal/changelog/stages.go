@@ -145,6 +145,8 @@ var (
 	reReleaseAfter   = regexp.MustCompile(`(?i)^\s*(?:\([^)]{0,12}\)\s*)?(?:(?:feature|features|gate|way|back|first|already|originally|previously|as|a|an|the|level|stage)\s+){0,4}?(?:in|as of|since)\s+(?:kubernetes\s+)?v?1\.(\d+)\b`)
 	reAnyRelease     = regexp.MustCompile(`(?:^|[^\d.])v?1\.(\d{1,2})(?:[^\d.]|$)`)
 	reDocFix         = regexp.MustCompile(`\bcomments?\b|\btypos?\b`)
+	// reLaterRelease follows a removal that is a plan.
+	reLaterRelease = regexp.MustCompile(`^\s*(?:in|with)\s+(?:a\s+|the\s+)?(?:future|later|subsequent|upcoming|next)\b`)
 	// reDoneAfter follows the object of "Deprecated X" when the word is an
 	// adjective: "Deprecated metric X has been turned off".
 	reDoneAfter = regexp.MustCompile(`^\s*(?:is|are|was|were|has been|have been)\s+(?:now\s+|also\s+)?(?:turned off|switched off|disabled|hidden|removed|deleted|dropped)\b`)
@@ -249,16 +251,13 @@ func findStageMatches(sent, low string, docMinor int) []stageMatch {
 			if p.locked && strings.Contains(after[:min(len(after), 20)], "false") {
 				continue
 			}
-			// An alpha gate is off by default: "Added a new feature gate X
-			// (enabled by default)" adds one at a later stage the entry
-			// does not name.
-			if sm.stage == StageAlpha && p.rel == 0 && defaultOnNear(after) {
-				continue
-			}
 			// "Deprecated metric X has been turned off": the deprecation came
 			// before; what this release did is said after the name.
 			if p.verb && sm.stage == StageDeprecated && reDoneAfter.MatchString(low[sm.end:]) {
 				continue
+			}
+			if sm.stage == StageRemoved && reLaterRelease.MatchString(after) {
+				continue // "deprecated and removed in a future release"
 			}
 			if sm.stage == StageReverted && strings.HasPrefix(strings.TrimSpace(after), "to ") {
 				continue // "revert to the old behaviour" undoes nothing
@@ -319,26 +318,18 @@ func findStageMatches(sent, low string, docMinor int) []stageMatch {
 }
 
 // defaultOnIn reports whether a text says, anywhere, that something is on
-// by default.
+// by default now: not "not enabled by default", nor "will be enabled by
+// default in v1.32", nor "default one".
 func defaultOnIn(text string) bool {
 	for _, loc := range reDefaultOnWords.FindAllStringIndex(text, -1) {
-		if !strings.HasSuffix(strings.TrimSpace(text[:loc[0]]), "not") {
+		if loc[1] < len(text) && isAlnum(text[loc[1]]) {
+			continue // "default one", "default on-disk" is another word
+		}
+		if !futureBefore(tail(text[:loc[0]], 40)) {
 			return true
 		}
 	}
 	return false
-}
-
-// defaultOnNear reports whether the words just after a stage match say the
-// gate is on by default, before any release is named ("alpha, 1.33 で beta、
-// 1.35 でデフォルト有効" is a history).
-func defaultOnNear(after string) bool {
-	w := after[:min(len(after), 80)]
-	if i := strings.Index(w, "1."); i >= 0 {
-		w = w[:i]
-	}
-	loc := reDefaultOnWords.FindStringIndex(w)
-	return loc != nil && !strings.HasSuffix(strings.TrimSpace(w[:loc[0]]), "not")
 }
 
 // futureWords make a following stage statement a plan, a condition or a
