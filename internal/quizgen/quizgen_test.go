@@ -1171,7 +1171,7 @@ func TestNamedAsGate(t *testing.T) {
 		{"WidgetScore", changelog.StageRemoved, "WidgetScore"},
 	}
 	for _, tt := range tests {
-		if got := r.named(nil, tt.feature, tt.stage); got != tt.want {
+		if got := r.named(tt.feature, tt.stage); got != tt.want {
 			t.Errorf("named(%s, %s) = %q, want %q", tt.feature, tt.stage, got, tt.want)
 		}
 	}

@@ -289,6 +289,11 @@ func (c checker) checkStageInRelease(where string, q quiz.Question, p Provenance
 	if want := c.lex.label[p.Stage]; q.Answer != want {
 		t.Errorf("%s: answer %q, want %q", where, q.Answer, want)
 	}
+	// A gate is named as one whatever the answer, or the wording would
+	// give a removal away.
+	if gate := strings.Contains(q.Prompt, c.lex.gateName(p.Feature)); gate != c.calledGate(p.Feature) {
+		t.Errorf("%s: prompt %q names %s as a gate: %v, the document calls it one: %v", where, q.Prompt, p.Feature, gate, c.calledGate(p.Feature))
+	}
 	ev, ok := c.tl.StageIn(p.Feature, p.Release)
 	if !ok || ev.Revert {
 		t.Errorf("%s: timeline has no clean state for %s in %s", where, p.Feature, p.Release)
@@ -453,6 +458,8 @@ func clozeGradesRight(t *testing.T, where string, q quiz.Question, gaps []quiz.G
 }
 
 // calledGate reports whether the document names feature as a feature gate.
+// It repeats the generator's rule on purpose, as the checker's own copy:
+// it checks that every generator words a gate the same way, not the rule.
 func (c checker) calledGate(feature string) bool {
 	for _, e := range c.doc.Entries {
 		for _, m := range e.Mentions {

@@ -230,7 +230,7 @@ func (r *run) findStageFacts() []stageFact {
 
 // named is how a stage question names a feature: a feature gate's
 // removal is the gate's.
-func (r *run) named(e *changelog.Entry, feature string, stage changelog.Stage) string {
+func (r *run) named(feature string, stage changelog.Stage) string {
 	if stage == changelog.StageRemoved && r.isGate(feature) {
 		return r.lang.gateName(feature)
 	}
@@ -336,12 +336,17 @@ func (r *run) stageInRelease() {
 			choices[i] = l.label[s]
 		}
 		feature := f.sc.Feature
-		named := r.named(f.e, feature, f.sc.Stage)
-		expl := r.withHistory(l, l.sentence(l.fact(f.release, named, f.sc.Stage, f.intro), f.prs()), feature)
+		expl := r.withHistory(l, l.sentence(l.fact(f.release, r.named(feature, f.sc.Stage), f.sc.Stage, f.intro), f.prs()), feature)
+		// The prompt names a gate as one whatever the answer: worded so
+		// only when the answer is a removal, it would give that away.
+		asked := feature
+		if r.isGate(feature) {
+			asked = l.gateName(feature)
+		}
 		q := quiz.Question{
 			ExtID:       extID(GenStageInRelease, r.doc.Key, f.e.Key, feature, ""),
 			Type:        quiz.SingleChoice,
-			Prompt:      l.stageQuestion(f.release, named, f.sc.Stage, f.intro),
+			Prompt:      l.stageQuestion(f.release, asked, f.sc.Stage, f.intro),
 			Choices:     choices,
 			Answer:      l.label[f.sc.Stage],
 			Explanation: expl,
@@ -428,7 +433,7 @@ func (r *run) releaseOfStage() {
 		case changelog.CompareReleases(rel, r.doc.Release) == 0:
 			prs = positivePRs(c.e.PRs)
 		}
-		named := r.named(c.e, feature, stage)
+		named := r.named(feature, stage)
 		expl := r.withHistory(l, l.sentence(l.fact(rel, named, stage, true), prs), feature)
 		q := quiz.Question{
 			ExtID:       id,
@@ -636,14 +641,14 @@ func (r *run) trueFalse() {
 			// would give itself away as false.
 			truth = !wrongStage() && !wrongRelease()
 		}
-		expl := r.withHistory(l, l.verdict(truth)+l.sentence(l.fact(f.release, r.named(f.e, feature, f.sc.Stage), f.sc.Stage, f.intro), f.prs()), feature)
+		expl := r.withHistory(l, l.verdict(truth)+l.sentence(l.fact(f.release, r.named(feature, f.sc.Stage), f.sc.Stage, f.intro), f.prs()), feature)
 		// A wrong stage is claimed as one the feature was at: the entry
 		// says nothing of its being new at that stage.
 		claimIntro := f.intro && claimStage == f.sc.Stage
 		q := quiz.Question{
 			ExtID:       extID(GenTrueFalse, r.doc.Key, f.e.Key, feature, ""),
 			Type:        quiz.TrueFalse,
-			Prompt:      l.sentence(l.fact(claimRel, r.named(f.e, feature, claimStage), claimStage, claimIntro), nil),
+			Prompt:      l.sentence(l.fact(claimRel, r.named(feature, claimStage), claimStage, claimIntro), nil),
 			Truth:       &truth,
 			Explanation: expl,
 			Source:      r.source(f.e, kindName(f.e.Kind)),
