@@ -1386,3 +1386,31 @@ func TestClozeOfARepeatedEntry(t *testing.T) {
 		t.Errorf("%d clozes of one text listed twice, want 1", n)
 	}
 }
+
+// A text the generator leaves out (its note calls it untrue) blocks no
+// other entry's cloze of the same shape, and two entries that revert the
+// same name do not take each other back.
+func TestClozeFiltersBeforeTemplates(t *testing.T) {
+	doc := parse(t, "Kubernetes 1.40: SIG-Node の変更内容\n\nFeature\n\n"+
+		"  • WidgetAlpha feature gate を GA に昇格させた。 (#900030、@dev) [sig/node]\n"+
+		"    • 最終的な結論を見る限りこのリリースノートは嘘です。\n"+
+		"  • WidgetBeta feature gate を GA に昇格させた。 (#900031、@dev) [sig/node]\n"+
+		"  • CRI API の widget_id フィールドの追加を revert した。 (#900032、@dev) [sig/node]\n"+
+		"  • widget_id フィールドを使う kubelet のコードも revert した。 (#900033、@dev) [sig/node]\n")
+	tl, err := changelog.NewTimeline(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := GenerateReport(doc, tl, Options{Language: LangJapanese})
+	got := map[string]bool{}
+	for _, g := range rep.Questions {
+		if g.Provenance.Generator == GenCloze {
+			got[g.Provenance.Entry] = true
+		}
+	}
+	for i, want := range []bool{false, true, true, true} {
+		if e := doc.Entries[i]; got[e.Key] != want {
+			t.Errorf("cloze of %q: %v, want %v", e.Text, got[e.Key], want)
+		}
+	}
+}

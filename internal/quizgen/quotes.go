@@ -114,8 +114,8 @@ func (r *run) cloze() {
 		if feature == "" || !r.categoryOf(e, feature).staged() {
 			continue // no feature, or a type or function name rather than a feature
 		}
-		if !textKind(e.Kind) && !changesStage(e, feature) {
-			continue
+		if !textKind(e.Kind) && !changesStage(e, feature) || !r.usable(e, GenCloze) {
+			continue // usable before the templates are counted: a text left out blocks no other
 		}
 		text := cleanText(e.Text)
 		// Gaps are written in braces, so a brace of the text itself

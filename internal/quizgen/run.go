@@ -30,7 +30,7 @@ type run struct {
 	pool         *[]poolName                         // namePool, once built
 	facts        *[]stageFact                        // stageFacts, once found
 	stated       map[string]map[changelog.Stage]bool // stages the document states, per feature and release
-	reverted     map[string]string                   // entry that reverts a name, per featureKey
+	reverted     map[string]bool                     // names some entry reverts, per featureKey
 	gates        map[string]bool                     // isGate, per featureKey
 	newest       *string                             // newest release in the timeline, once found
 	seen         map[string]bool                     // facts already asked, per generator
@@ -87,46 +87,75 @@ func disputed(e *changelog.Entry) bool {
 }
 
 // reRevertedNote is a note saying its entry was taken back: "この PR は
-// … #137946 で revert され", "#137574 で revert されているため、…このフィールドは
-// 存在しません", "this change was reverted in #N". A note that another
-// change was reverted names no "この" (this).
+// … #137946 で revert され" (this PR was reverted), "#137574 で revert
+// されているため、…このフィールドは存在しません" (it is gone, as it has been
+// reverted), "this change was reverted in #N". A note that another change
+// was reverted ("前述の #137909 は … で revert され") says neither.
 var reRevertedNote = regexp.MustCompile(`この\s*(?:PR|変更|機能|フィールド)[^。]*(?:revert|リバート)\s*され|(?:revert|リバート)\s*されて(?:いる|おり)ため|(?i)\bthis (?:pr|change) (?:was|has been) reverted\b`)
 
-// undone reports whether the document takes e's change back: a note of e
-// says so, or another entry reverts a name e mentions ("Reverted the
+// usable reports whether questions of generator gen may be built on e: not
+// on an entry the document calls untrue or that fixed only a comment, and
+// no quote of one it takes back (see takenBack). Nor do description
+// questions and flashcards quote an entry that reverts a name: it tells
+// what happened to the name, not what the name is.
+func (r *run) usable(e *changelog.Entry, gen string) bool {
+	if disputed(e) || reCommentOnly.MatchString(e.Text) {
+		return false
+	}
+	switch gen {
+	case GenCloze:
+		return !r.takenBack(e)
+	case GenFeatureFromDescription, GenFlashcard:
+		return !r.takenBack(e) && len(r.revertedBy(e)) == 0
+	}
+	return true // the stage generators weigh reverts themselves
+}
+
+// takenBack reports whether the document takes e's change back: a note of
+// e says so; another entry of the release says a name e removes "is not
+// removed"; or another entry reverts a name e mentions ("Reverted the
 // addition of the image_id field" after "Added the image_id field").
-// reverting also counts an entry that reverts a name: it tells what
-// happened to the name, not what the name is.
-func (r *run) undone(e *changelog.Entry, reverting bool) bool {
+func (r *run) takenBack(e *changelog.Entry) bool {
 	for _, n := range e.Notes {
 		if reRevertedNote.MatchString(n) {
 			return true
 		}
 	}
 	for _, sc := range e.Stages {
-		// "Removed metric X" while another entry of the release says X
-		// "is not removed, but is marked deprecated".
 		if rel, err := changelog.NormalizeRelease(sc.Release); err == nil && sc.Stage == changelog.StageRemoved &&
 			r.statedStages(sc.Feature, rel)[changelog.StageDeprecated] {
 			return true
 		}
 	}
 	if r.reverted == nil {
-		r.reverted = map[string]string{}
+		r.reverted = map[string]bool{}
 		for i := range r.doc.Entries {
-			for _, sc := range r.doc.Entries[i].Stages {
-				if sc.Stage == changelog.StageReverted {
-					r.reverted[changelog.FeatureKey(sc.Feature)] = r.doc.Entries[i].Key
-				}
+			for k := range r.revertedBy(&r.doc.Entries[i]) {
+				r.reverted[k] = true
 			}
 		}
 	}
+	own := r.revertedBy(e)
 	for _, m := range e.Mentions {
-		if by, ok := r.reverted[changelog.FeatureKey(m.Name)]; ok && (by != e.Key || reverting) {
+		if k := changelog.FeatureKey(m.Name); r.reverted[k] && !own[k] {
 			return true
 		}
 	}
 	return false
+}
+
+// revertedBy returns the names e reverts, as feature keys.
+func (r *run) revertedBy(e *changelog.Entry) map[string]bool {
+	var out map[string]bool
+	for _, sc := range e.Stages {
+		if sc.Stage == changelog.StageReverted {
+			if out == nil {
+				out = map[string]bool{}
+			}
+			out[changelog.FeatureKey(sc.Feature)] = true
+		}
+	}
+	return out
 }
 
 // reCommentOnly starts an entry that changed only a code comment or a typo
@@ -143,16 +172,8 @@ var reCommentOnly = regexp.MustCompile(`(?i)^\s*(?:[\w./-]+:\s+)?(?:revis|updat|
 // not empty, names what the question asks so that a second question about
 // the same fact (stated again in a note or another entry) is skipped.
 func (r *run) add(g Generated, fact string) {
-	if e := r.entries[g.Provenance.Entry]; e != nil && (disputed(e) || reCommentOnly.MatchString(e.Text)) {
-		return // not a fact to ask about, by the document's own word, or not one users meet
-	}
-	switch g.Provenance.Generator {
-	case GenCloze, GenFeatureFromDescription, GenFlashcard:
-		// These quote an entry; the stage generators weigh reverts
-		// themselves.
-		if e := r.entries[g.Provenance.Entry]; e != nil && r.undone(e, g.Provenance.Generator != GenCloze) {
-			return
-		}
+	if e := r.entries[g.Provenance.Entry]; e != nil && !r.usable(e, g.Provenance.Generator) {
+		return
 	}
 	if fact != "" {
 		k := g.Provenance.Generator + "\x00" + fact
