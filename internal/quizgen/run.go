@@ -31,7 +31,7 @@ type run struct {
 	facts        *[]stageFact                        // stageFacts, once found
 	stated       map[string]map[changelog.Stage]bool // stages the document states, per feature and release
 	reverted     map[string]bool                     // names some entry reverts, per featureKey
-	gates        map[string]bool                     // isGate, per featureKey
+	gates        map[string]bool                     // isGate, per name
 	newest       *string                             // newest release in the timeline, once found
 	seen         map[string]bool                     // facts already asked, per generator
 	ids          map[string]bool

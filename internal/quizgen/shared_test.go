@@ -463,7 +463,7 @@ func clozeGradesRight(t *testing.T, where string, q quiz.Question, gaps []quiz.G
 func (c checker) calledGate(feature string) bool {
 	for _, e := range c.doc.Entries {
 		for _, m := range e.Mentions {
-			if m.Type == changelog.MentionFeatureGate && changelog.FeatureKey(m.Name) == changelog.FeatureKey(feature) {
+			if m.Type == changelog.MentionFeatureGate && m.Name == feature {
 				return true
 			}
 		}

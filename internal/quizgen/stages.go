@@ -237,23 +237,23 @@ func (r *run) named(feature string, stage changelog.Stage) string {
 	return feature
 }
 
-// isGate reports whether the document calls feature a feature gate
-// somewhere: a gate-shaped name may be a constant ("Deprecated
-// MaxNodeScore in favor of …") or a kind.
+// isGate reports whether the document calls feature, spelt so, a feature
+// gate somewhere: a gate-shaped name may be a constant ("Deprecated
+// MaxNodeScore in favor of …") or a kind, and a feature named in words
+// ("Pod Level Resource Managers") is not the gate's spelling.
 func (r *run) isGate(feature string) bool {
-	k := changelog.FeatureKey(feature)
-	if g, ok := r.gates[k]; ok {
+	if g, ok := r.gates[feature]; ok {
 		return g
 	}
 	g := false
 	for i := range r.doc.Entries {
 		for _, m := range r.doc.Entries[i].Mentions {
-			if m.Type == changelog.MentionFeatureGate && changelog.FeatureKey(m.Name) == k {
+			if m.Type == changelog.MentionFeatureGate && m.Name == feature {
 				g = true
 			}
 		}
 	}
-	r.gates[k] = g
+	r.gates[feature] = g
 	return g
 }
 
