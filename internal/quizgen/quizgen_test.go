@@ -1414,3 +1414,40 @@ func TestClozeFiltersBeforeTemplates(t *testing.T) {
 		}
 	}
 }
+
+// A stage question's choices do not tell its answer: "beta (on by
+// default)" is asked as beta and never offered, the wrong stages vary
+// from question to question, and a wrong alpha in a true/false statement
+// is claimed as an introduction, as a true one is.
+func TestStageChoicesHideTheAnswer(t *testing.T) {
+	var sentences []string
+	for _, g := range []string{"Widget", "Gizmo", "Sprocket", "Flange", "Sprung", "Cog"} {
+		sentences = append(sentences, "Promoted the `"+g+"Tracking` feature gate to GA.",
+			"Promoted the `"+g+"Pooling` feature gate to beta, enabled by default.")
+	}
+	doc := parse(t, upstreamDoc("1.40", 4001, sentences...))
+	rep := generate(t, Options{Language: "en"}, doc)
+	sets := map[string]bool{}
+	for _, g := range rep.Questions {
+		q, p := g.Question, g.Provenance
+		switch p.Generator {
+		case GenStageInRelease:
+			if slices.Contains(q.Choices, english.label[changelog.StageBetaDefaultOn]) {
+				t.Errorf("%q offers %v", q.Prompt, q.Choices)
+			}
+			if p.Stage == changelog.StageBetaDefaultOn && q.Answer != "beta" {
+				t.Errorf("%q: answer %q, want beta", q.Prompt, q.Answer)
+			}
+			if p.Stage == changelog.StageGA {
+				sets[strings.Join(q.Choices, "|")] = true
+			}
+		case GenTrueFalse:
+			if strings.Contains(q.Prompt, "alpha") && !strings.Contains(q.Prompt, "introduced as alpha") {
+				t.Errorf("%q: an alpha claimed as held", q.Prompt)
+			}
+		}
+	}
+	if len(sets) < 2 {
+		t.Errorf("every GA question offers the same choices: %v", sets)
+	}
+}

@@ -1,6 +1,7 @@
 package quizgen
 
 import (
+	"cmp"
 	"regexp"
 	"slices"
 	"strconv"
@@ -319,17 +320,35 @@ func (r *run) findStageDistractors(f stageFact) []changelog.Stage {
 func (r *run) stageInRelease() {
 	l := r.lang
 	for _, f := range r.stageFacts() {
-		if !f.cat.gateLike() {
+		// The choices must not tell the answer: every question offers
+		// stages of the same five, alpha, beta, GA, deprecated and
+		// removed, picked by the question's hash. "beta (on by default)"
+		// is asked as beta (it is that too); "on by default" alone is no
+		// stage.
+		answer := f.sc.Stage
+		if answer == changelog.StageBetaDefaultOn {
+			answer = changelog.StageBeta
+		}
+		if !f.cat.gateLike() || answer == changelog.StageDefaultOn {
 			continue
 		}
-		ds := r.stageDistractors(f)
+		id := extID(GenStageInRelease, r.doc.Key, f.e.Key, f.sc.Feature, "")
+		var ds []changelog.Stage
+		for _, d := range r.stageDistractors(f) {
+			if d != changelog.StageBetaDefaultOn && d != changelog.StageDefaultOn && !overlaps(answer, d) {
+				ds = append(ds, d)
+			}
+		}
 		if len(ds) < 2 {
 			continue
 		}
+		slices.SortFunc(ds, func(a, b changelog.Stage) int {
+			return cmp.Compare(hash64(id, "distractor", string(a)), hash64(id, "distractor", string(b)))
+		})
 		if len(ds) > 3 {
 			ds = ds[:3]
 		}
-		stages := append([]changelog.Stage{f.sc.Stage}, ds...)
+		stages := append([]changelog.Stage{answer}, ds...)
 		slices.SortFunc(stages, func(a, b changelog.Stage) int { return stageRank(a) - stageRank(b) })
 		choices := make([]string, len(stages))
 		for i, s := range stages {
@@ -344,11 +363,11 @@ func (r *run) stageInRelease() {
 			asked = l.gateName(feature)
 		}
 		q := quiz.Question{
-			ExtID:       extID(GenStageInRelease, r.doc.Key, f.e.Key, feature, ""),
+			ExtID:       id,
 			Type:        quiz.SingleChoice,
-			Prompt:      l.stageQuestion(f.release, asked, f.sc.Stage, f.intro),
+			Prompt:      l.stageQuestion(f.release, asked, answer, f.intro),
 			Choices:     choices,
-			Answer:      l.label[f.sc.Stage],
+			Answer:      l.label[answer],
 			Explanation: expl,
 			Source:      r.source(f.e, kindName(f.e.Kind)),
 			Tags:        []string{feature, GenStageInRelease},
@@ -609,6 +628,12 @@ func (r *run) timelineOrder() {
 func (r *run) trueFalse() {
 	l := r.lang
 	for _, f := range r.stageFacts() {
+		if l.holds(f.sc.Stage, f.intro) {
+			// "X was alpha in v1.21", where the entry does not say X is
+			// new: a wrong stage is claimed as an introduction (below),
+			// so this wording would only ever be true.
+			continue
+		}
 		feature := f.sc.Feature
 		h := hash64(r.doc.Key, f.e.Key, changelog.FeatureKey(feature), GenTrueFalse)
 		claimStage, claimRel := f.sc.Stage, f.release
@@ -642,9 +667,11 @@ func (r *run) trueFalse() {
 			truth = !wrongStage() && !wrongRelease()
 		}
 		expl := r.withHistory(l, l.verdict(truth)+l.sentence(l.fact(f.release, r.named(feature, f.sc.Stage), f.sc.Stage, f.intro), f.prs()), feature)
-		// A wrong stage is claimed as one the feature was at: the entry
-		// says nothing of its being new at that stage.
-		claimIntro := f.intro && claimStage == f.sc.Stage
+		// A wrong alpha is claimed as an introduction, "In v1.36, X was
+		// introduced as alpha": plainly false of a feature that moved on
+		// from alpha then, where "X was alpha in v1.36" could be read as
+		// true of its state before the move.
+		claimIntro := f.intro || claimStage != f.sc.Stage
 		q := quiz.Question{
 			ExtID:       extID(GenTrueFalse, r.doc.Key, f.e.Key, feature, ""),
 			Type:        quiz.TrueFalse,
