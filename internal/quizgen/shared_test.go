@@ -461,13 +461,13 @@ func clozeGradesRight(t *testing.T, where string, q quiz.Question, gaps []quiz.G
 	}
 }
 
-// calledGate reports whether the document names feature as a feature gate.
-// It repeats the generator's rule on purpose, as the checker's own copy:
-// it checks that every generator words a gate the same way, not the rule.
+// calledGate reports whether the document calls feature a feature gate in
+// so many words, by the generator's own test of a text: the checker
+// checks that every generator words a gate the same way, not that test.
 func (c checker) calledGate(feature string) bool {
 	for _, e := range c.doc.Entries {
-		for _, m := range e.Mentions {
-			if m.Type == changelog.MentionFeatureGate && m.Name == feature {
+		for _, text := range append([]string{e.Text, e.Title}, e.Notes...) {
+			if calledGate(text, feature) {
 				return true
 			}
 		}

@@ -239,17 +239,20 @@ func (r *run) named(feature string, stage changelog.Stage) string {
 }
 
 // isGate reports whether the document calls feature, spelt so, a feature
-// gate somewhere: a gate-shaped name may be a constant ("Deprecated
-// MaxNodeScore in favor of …") or a kind, and a feature named in words
-// ("Pod Level Resource Managers") is not the gate's spelling.
+// gate in so many words ("the X feature gate", "feature gate X", "X
+// フィーチャーゲート"): a gate-shaped name may be a constant ("Deprecated
+// MaxNodeScore in favor of …"), a kind, a runtime handler or a feature
+// whose gate is spelt otherwise (RunAsUsername, gated by
+// WindowsRunAsUserName).
 func (r *run) isGate(feature string) bool {
 	if g, ok := r.gates[feature]; ok {
 		return g
 	}
 	g := false
 	for i := range r.doc.Entries {
-		for _, m := range r.doc.Entries[i].Mentions {
-			if m.Type == changelog.MentionFeatureGate && m.Name == feature {
+		e := &r.doc.Entries[i]
+		for _, text := range append([]string{e.Text, e.Title}, e.Notes...) {
+			if calledGate(text, feature) {
 				g = true
 			}
 		}
