@@ -242,7 +242,9 @@ func gateShaped(name string) bool {
 }
 
 // calledGate reports whether a text calls name a feature gate: "the
-// Sysctls feature gate", "feature gates Sysctls and RunAsGroup".
+// Sysctls feature gate", "feature gates Sysctls and RunAsGroup", "the A
+// and B feature gates", "feature gates: A, B, and C", "AとBフィーチャーゲート",
+// "フィーチャーゲート A, B".
 func calledGate(text, name string) bool {
 	if name == "" || strings.ContainsAny(name, " \u3000") {
 		return false
@@ -256,8 +258,8 @@ func calledGate(text, name string) bool {
 }
 
 var (
-	reGateAfter  = regexp.MustCompile(`(?i)^\s*(?:feature[- ]?gates?|gates?)\b|^\s*(?:フィーチャーゲート|ゲート)`)
-	reGateBefore = regexp.MustCompile(`(?i)\bfeature[- ]?gates?\s+(?:[A-Za-z0-9]+,?\s+(?:and\s+|or\s+)?){0,4}$`)
+	reGateAfter  = regexp.MustCompile(`(?i)^(?:\s*(?:,|、|と|and|or)\s*[A-Za-z][A-Za-z0-9]*){0,6}\s*(?:(?:feature[- ]?gates?|gates?)\b|フィーチャーゲート|ゲート)`)
+	reGateBefore = regexp.MustCompile(`(?i)(?:\bfeature[- ]?gates?|フィーチャーゲート)\s*[:：]?\s*(?:[A-Za-z0-9]+\s*(?:,|、|と)?\s*(?:and\s+|or\s+)?){0,6}$`)
 )
 
 // stageSubject reports whether a stage change an entry states is about a

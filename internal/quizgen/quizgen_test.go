@@ -1451,3 +1451,28 @@ func TestStageChoicesHideTheAnswer(t *testing.T) {
 		t.Errorf("every GA question offers the same choices: %v", sets)
 	}
 }
+
+// calledGate finds a name called a feature gate alone or in a list, in
+// English and in Japanese, and not a name merely beside one.
+func TestCalledGate(t *testing.T) {
+	tests := []struct {
+		text, name string
+		want       bool
+	}{
+		{"Promoted the WidgetGate feature gate to GA.", "WidgetGate", true},
+		{"The GA WidgetA and WidgetB feature gates have been removed.", "WidgetA", true},
+		{"Removed GA'ed feature gates: WidgetA, WidgetB, and WidgetC.", "WidgetC", true},
+		{"feature gates WidgetA and WidgetB are removed", "WidgetB", true},
+		{"WidgetAとWidgetBフィーチャーゲートが削除された。", "WidgetA", true},
+		{"GA となったフィーチャーゲート WidgetA, WidgetB を削除しました。", "WidgetB", true},
+		{"v1.18 以降で GA になっている feature gateWidgetA と WidgetB が削除されました", "WidgetB", true},
+		{"Deprecated WidgetScore in favor of WidgetRank.", "WidgetScore", false},
+		{"WidgetScore and the WidgetGate feature gate", "WidgetScore", false},
+		{"the WidgetHandler runtime handler and the WidgetSupport feature gate", "WidgetHandler", false},
+	}
+	for _, tt := range tests {
+		if got := calledGate(tt.text, tt.name); got != tt.want {
+			t.Errorf("calledGate(%q, %q) = %v, want %v", tt.text, tt.name, got, tt.want)
+		}
+	}
+}
