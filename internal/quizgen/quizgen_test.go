@@ -1159,7 +1159,9 @@ func TestRemovedAndKeptInOneRelease(t *testing.T) {
 func TestNamedAsGate(t *testing.T) {
 	doc := parse(t, upstreamDoc("1.40", 4001,
 		"Promoted the `WidgetGate` feature gate to GA.",
-		"Deprecated `WidgetScore` in favor of `WidgetRank` in the scheduler framework."))
+		"Deprecated `WidgetScore` in favor of `WidgetRank` in the scheduler framework.",
+		"Added the `WidgetHostNetwork` runtime handler and tied the `WidgetHostNetworkSupport` feature gate to it.",
+		"The Windows containers WidgetAsUsername feature is now beta."))
 	r := newRun(doc, nil, Options{Language: "en"})
 	tests := []struct {
 		feature string
@@ -1169,6 +1171,9 @@ func TestNamedAsGate(t *testing.T) {
 		{"WidgetGate", changelog.StageRemoved, "the WidgetGate feature gate"},
 		{"WidgetGate", changelog.StageGA, "WidgetGate"},
 		{"WidgetScore", changelog.StageRemoved, "WidgetScore"},
+		{"WidgetHostNetwork", changelog.StageRemoved, "WidgetHostNetwork"},
+		{"WidgetAsUsername", changelog.StageRemoved, "WidgetAsUsername"},
+		{"WidgetHostNetworkSupport", changelog.StageRemoved, "the WidgetHostNetworkSupport feature gate"},
 	}
 	for _, tt := range tests {
 		if got := r.named(tt.feature, tt.stage); got != tt.want {
