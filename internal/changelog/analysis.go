@@ -379,7 +379,8 @@ func ownJaSubject(before string) bool {
 		phrase = strings.TrimSpace(phrase[i+1:])
 	}
 	phrase = strings.TrimSpace(reAnyParens.ReplaceAllString(phrase, ""))
-	return hasLetter(phrase) && !genericSubject[strings.ToLower(phrase)] && strings.ContainsAny(strings.ToLower(phrase), "abcdefghijklmnopqrstuvwxyz")
+	low := strings.ToLower(phrase)
+	return strings.ContainsAny(low, "abcdefghijklmnopqrstuvwxyz") && !genericSubject[low]
 }
 
 // locative reports whether a name is only where the change happens: "in

@@ -140,25 +140,22 @@ func parseUpstream(lines []string) []rawEntry {
 			cur.lines = append(cur.lines, l)
 			continue
 		}
-		if b := topBullet(l); b != "" {
+		// A top-level item starts an entry; so does a change written
+		// without its bullet ("Renamed FeatureGate A to B. (#85260, …)")
+		// right under another PR's entry.
+		first := topBullet(l)
+		if first == "" && cur != nil && startsAnotherEntry(cur.lines, l) {
+			first = strings.TrimSpace(l)
+		}
+		if first != "" {
 			flush()
 			cur = &rawEntry{
 				kind: ctx.kind, section: ctx.section, sigs: ctx.sigs,
-				lines: []string{b}, line: i + 1, action: ctx.action,
+				lines: []string{first}, line: i + 1, action: ctx.action,
 			}
 			continue
 		}
 		if cur != nil {
-			if startsAnotherEntry(cur.lines, l) {
-				// A change written without its bullet: "Renamed FeatureGate
-				// A to B. (#85260, …)" right under another PR's entry.
-				flush()
-				cur = &rawEntry{
-					kind: ctx.kind, section: ctx.section, sigs: ctx.sigs,
-					lines: []string{strings.TrimSpace(l)}, line: i + 1, action: ctx.action,
-				}
-				continue
-			}
 			cur.lines = append(cur.lines, l)
 		}
 	}

@@ -186,17 +186,22 @@ func (l *lexicon) history(events []changelog.Event) string {
 func (l *lexicon) historyOf(events []changelog.Event, gate bool) string {
 	parts := make([]string, 0, len(events))
 	for _, e := range events {
-		label := l.label[e.Stage]
-		if gate && e.Stage == changelog.StageRemoved {
-			label = l.gateRemoved
-		}
-		p := e.Release + " " + label
+		p := e.Release + " " + l.stageLabel(e.Stage, gate)
 		if e.PR > 0 {
 			p += " (" + prRefs([]int{e.PR}) + ")"
 		}
 		parts = append(parts, p)
 	}
 	return strings.Join(parts, " → ")
+}
+
+// stageLabel is a stage as a history or a timeline item shows it: for a
+// feature gate, a removal is the gate's.
+func (l *lexicon) stageLabel(s changelog.Stage, gate bool) string {
+	if gate && s == changelog.StageRemoved {
+		return l.gateRemoved
+	}
+	return l.label[s]
 }
 
 // historyNote is a sentence with a feature's history, or "" when it has

@@ -257,6 +257,18 @@ func calledGate(text, name string) bool {
 	return false
 }
 
+// callsGate reports whether some entry of doc calls name a feature gate
+// (calledGate), in its text, title or notes.
+func callsGate(doc *changelog.Document, name string) bool {
+	for i := range doc.Entries {
+		e := &doc.Entries[i]
+		if calledGate(e.Text, name) || calledGate(e.Title, name) || slices.ContainsFunc(e.Notes, func(n string) bool { return calledGate(n, name) }) {
+			return true
+		}
+	}
+	return false
+}
+
 var (
 	reGateAfter  = regexp.MustCompile(`(?i)^(?:\s*(?:,|、|と|and|or)\s*[A-Za-z][A-Za-z0-9]*){0,6}\s*(?:(?:feature[- ]?gates?|gates?)\b|フィーチャーゲート|ゲート)`)
 	reGateBefore = regexp.MustCompile(`(?i)(?:\bfeature[- ]?gates?|フィーチャーゲート)\s*[:：]?\s*(?:[A-Za-z0-9]+\s*(?:,|、|と)?\s*(?:and\s+|or\s+)?){0,6}$`)
@@ -417,30 +429,27 @@ func (r *run) maskLocs(text, name string) [][]int {
 
 // mask replaces the whole-word matches of a name in text with maskToken.
 func (r *run) mask(text, name string) string {
-	locs := r.maskLocs(text, name)
+	return masked(text, r.maskLocs(text, name))
+}
+
+// maskSameCase is mask for the occurrences of name that start with a
+// letter of the same case as name.
+func (r *run) maskSameCase(text, name string) string {
+	upper := unicode.IsUpper(firstRune(name))
+	locs := slices.DeleteFunc(r.maskLocs(text, name), func(loc []int) bool {
+		return unicode.IsUpper(firstRune(text[loc[0]:])) != upper
+	})
+	return masked(text, locs)
+}
+
+// masked writes text with maskToken at locs.
+func masked(text string, locs [][]int) string {
 	if len(locs) == 0 {
 		return text
 	}
 	var b strings.Builder
 	last := 0
 	for _, loc := range locs {
-		b.WriteString(text[last:loc[0]])
-		b.WriteString(maskToken)
-		last = loc[1]
-	}
-	b.WriteString(text[last:])
-	return b.String()
-}
-
-// maskSameCase is mask for the occurrences of name that start with a
-// letter of the same case as name.
-func (r *run) maskSameCase(text, name string) string {
-	var b strings.Builder
-	last := 0
-	for _, loc := range r.maskLocs(text, name) {
-		if unicode.IsUpper(firstRune(text[loc[0]:])) != unicode.IsUpper(firstRune(name)) {
-			continue
-		}
 		b.WriteString(text[last:loc[0]])
 		b.WriteString(maskToken)
 		last = loc[1]

@@ -97,11 +97,20 @@ type stageFact struct {
 }
 
 // prs are the PRs to cite for the fact: its own, else the entry's.
-func (f stageFact) prs() []int {
-	if f.sc.PR > 0 {
-		return []int{f.sc.PR}
+func (f stageFact) prs() []int { return citedPRs(f.e, f.sc, true) }
+
+// citedPRs are the PRs to cite for a change an entry states: its own,
+// else, for a change of the entry's own release (own), the entry's. The
+// entry's PRs made its own release's changes: a change it recalls from an
+// earlier release ("GA since v1.18") cites only a PR named with it.
+func citedPRs(e *changelog.Entry, sc changelog.StageChange, own bool) []int {
+	switch {
+	case sc.PR > 0:
+		return []int{sc.PR}
+	case own:
+		return positivePRs(e.PRs)
 	}
-	return positivePRs(f.e.PRs)
+	return nil
 }
 
 // factScore ranks entries that state the same fact: the entry of the PR
@@ -245,19 +254,11 @@ func (r *run) named(feature string, stage changelog.Stage) string {
 // whose gate is spelt otherwise (RunAsUsername, gated by
 // WindowsRunAsUserName).
 func (r *run) isGate(feature string) bool {
-	if g, ok := r.gates[feature]; ok {
-		return g
+	g, ok := r.gates[feature]
+	if !ok {
+		g = callsGate(r.doc, feature)
+		r.gates[feature] = g
 	}
-	g := false
-	for i := range r.doc.Entries {
-		e := &r.doc.Entries[i]
-		for _, text := range append([]string{e.Text, e.Title}, e.Notes...) {
-			if calledGate(text, feature) {
-				g = true
-			}
-		}
-	}
-	r.gates[feature] = g
 	return g
 }
 
@@ -445,16 +446,7 @@ func (r *run) releaseOfStage() {
 		}
 		choices := append([]string{rel}, wrong...)
 		slices.SortFunc(choices, changelog.CompareReleases)
-		// The entry's PRs made its own release's changes: a change the
-		// entry recalls from an earlier release ("GA since v1.18") cites
-		// only a PR named with it.
-		var prs []int
-		switch {
-		case c.sc.PR > 0:
-			prs = []int{c.sc.PR}
-		case changelog.CompareReleases(rel, r.doc.Release) == 0:
-			prs = positivePRs(c.e.PRs)
-		}
+		prs := citedPRs(c.e, c.sc, changelog.CompareReleases(rel, r.doc.Release) == 0)
 		named := r.named(feature, stage)
 		expl := r.withHistory(l, l.sentence(l.fact(rel, named, stage, true), prs), feature)
 		q := quiz.Question{
@@ -592,11 +584,7 @@ func (r *run) timelineOrder() {
 					okOrder = false
 					break
 				}
-				label := l.label[ev.Stage]
-				if ev.Stage == changelog.StageRemoved && r.isGate(feature) {
-					label = l.gateRemoved
-				}
-				items = append(items, label)
+				items = append(items, l.stageLabel(ev.Stage, r.isGate(feature)))
 				if ev.PR > 0 {
 					prs = append(prs, ev.PR)
 				}
