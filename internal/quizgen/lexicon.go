@@ -142,20 +142,15 @@ func (l *lexicon) holds(s changelog.Stage, intro bool) bool {
 	return ok && !intro
 }
 
-// stageQuestion asks for the stage a feature moved to in a release, or,
-// for a stage it only was at there (holds), the stage it was at: a "second
-// alpha" did not move to alpha in that release.
-func (l *lexicon) stageQuestion(release, feature string, s changelog.Stage, intro bool) string {
-	held := l.holds(s, intro)
-	switch {
-	case l.ja() && held:
-		return "v" + release + " で " + feature + " はどの段階だった?"
-	case l.ja():
-		return "v" + release + " で " + feature + " はどの段階になった?"
-	case held:
-		return "In v" + release + ", which stage was " + feature + " at?"
+// stageQuestion asks which stage a feature was at in a release. It reads
+// the same whatever the answer: a change ("moved to beta") and a stage the
+// feature only stayed at ("was alpha", see holds) share one wording, or the
+// prompt would tell which it is, and a held stage is nearly always alpha.
+func (l *lexicon) stageQuestion(release, feature string) string {
+	if l.ja() {
+		return "v" + release + " の時点で " + feature + " はどの段階だった?"
 	}
-	return "In v" + release + ", which stage did " + feature + " move to?"
+	return "In v" + release + ", which stage was " + feature + " at?"
 }
 
 // releaseQuestion asks when a feature reached a stage, in the wording of a

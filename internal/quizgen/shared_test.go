@@ -2,6 +2,7 @@ package quizgen
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"regexp"
 	"slices"
@@ -295,8 +296,20 @@ func (c checker) checkStageInRelease(where string, q quiz.Question, p Provenance
 	}
 	// A gate is named as one whatever the answer, or the wording would
 	// give a removal away.
+	asked := p.Feature
 	if gate := strings.Contains(q.Prompt, c.lex.gateName(p.Feature)); gate != c.calledGate(p.Feature) {
 		t.Errorf("%s: prompt %q names %s as a gate: %v, the document calls it one: %v", where, q.Prompt, p.Feature, gate, c.calledGate(p.Feature))
+	} else if gate {
+		asked = c.lex.gateName(p.Feature)
+	}
+	// Nor does the rest of the prompt change with the answer: a change
+	// and a stage the feature only stayed at are asked alike.
+	wording := "In v%s, which stage was X at?"
+	if c.lex.ja() {
+		wording = "v%s の時点で X はどの段階だった?"
+	}
+	if got, want := strings.Replace(q.Prompt, asked, "X", 1), fmt.Sprintf(wording, p.Release); got != want {
+		t.Errorf("%s: prompt %q, want it worded %q", where, q.Prompt, want)
 	}
 	ev, ok := c.tl.StageIn(p.Feature, p.Release)
 	if !ok || ev.Revert {

@@ -369,7 +369,7 @@ func (r *run) stageInRelease() {
 		q := quiz.Question{
 			ExtID:       id,
 			Type:        quiz.SingleChoice,
-			Prompt:      l.stageQuestion(f.release, asked, answer, f.intro),
+			Prompt:      l.stageQuestion(f.release, asked),
 			Choices:     choices,
 			Answer:      l.label[answer],
 			Explanation: expl,
