@@ -1476,3 +1476,36 @@ func TestCalledGate(t *testing.T) {
 		}
 	}
 }
+
+// TestClaimBalancePick: a false statement claims the stage whose claims
+// are true the most often so far; ties go round from the hash's position.
+func TestClaimBalancePick(t *testing.T) {
+	alpha, beta, ga := changelog.StageAlpha, changelog.StageBeta, changelog.StageGA
+	tests := []struct {
+		name    string
+		balance claimBalance
+		cands   []changelog.Stage
+		start   uint64
+		want    changelog.Stage
+	}{
+		{"all even, from the start", claimBalance{}, []changelog.Stage{alpha, beta, ga}, 0, alpha},
+		{"all even, from the hash's position", claimBalance{}, []changelog.Stage{alpha, beta, ga}, 4, beta},
+		{"the most often true", claimBalance{alpha: -3, beta: 2, ga: 1}, []changelog.Stage{alpha, beta, ga}, 0, beta},
+		{"a claim never made counts as even", claimBalance{alpha: -1, beta: -2}, []changelog.Stage{alpha, beta, ga}, 0, ga},
+		{"a tie after the start", claimBalance{alpha: -1, beta: 1, ga: 1}, []changelog.Stage{alpha, beta, ga}, 2, ga},
+		{"one candidate", claimBalance{alpha: -5}, []changelog.Stage{alpha}, 7, alpha},
+	}
+	for _, tt := range tests {
+		if got := tt.balance.pick(tt.cands, tt.start); got != tt.want {
+			t.Errorf("%s: pick = %s, want %s", tt.name, got, tt.want)
+		}
+	}
+	b := claimBalance{}
+	b.count(ga, true)
+	b.count(ga, true)
+	b.count(ga, false)
+	b.count(alpha, false)
+	if b[ga] != 1 || b[alpha] != -1 {
+		t.Errorf("after two true and one false GA claims and one false alpha: %v", b)
+	}
+}

@@ -761,3 +761,62 @@ func TestSharedAlphaWording(t *testing.T) {
 		}
 	}
 }
+
+// TestSharedTrueFalseBalance checks that a true_false statement's wording
+// does not tell whether it is true: over the shared documents, each stage
+// claimed in 15 statements or more is true in 30 to 70 % of them, and
+// guessing every statement from its claimed stage alone is right at most
+// 60 % of the time (each document makes about half its statements true).
+func TestSharedTrueFalseBalance(t *testing.T) {
+	docs, tl := loadShared(t)
+	for _, lang := range []string{LangJapanese, LangEnglish} {
+		l := lexiconFor(lang)
+		type tally struct{ truths, lies int }
+		claims := map[changelog.Stage]*tally{}
+		for _, sd := range docs {
+			for _, g := range Generate(sd.doc, tl, Options{Language: lang}) {
+				q := g.Question
+				if g.Provenance.Generator != GenTrueFalse {
+					continue
+				}
+				// The claimed stage is the longest wording of a change
+				// the statement holds ("promoted to beta and turned on by
+				// default" over "promoted to beta").
+				var claim changelog.Stage
+				for s, w := range l.done {
+					if strings.Contains(q.Prompt, w) && len(w) > len(l.done[claim]) {
+						claim = s
+					}
+				}
+				if claim == "" {
+					t.Errorf("%s %s: no stage wording in %q", lang, q.ExtID, q.Prompt)
+					continue
+				}
+				if claims[claim] == nil {
+					claims[claim] = &tally{}
+				}
+				if *q.Truth {
+					claims[claim].truths++
+				} else {
+					claims[claim].lies++
+				}
+			}
+		}
+		all, guessed := 0, 0
+		for s, n := range claims {
+			all += n.truths + n.lies
+			guessed += max(n.truths, n.lies)
+			share := float64(n.truths) / float64(n.truths+n.lies)
+			if n.truths+n.lies >= 15 && (share < 0.3 || share > 0.7) {
+				t.Errorf("%s: %q is true in %d of %d statements", lang, l.done[s], n.truths, n.truths+n.lies)
+			}
+		}
+		if all == 0 {
+			t.Fatalf("%s: no true_false statements", lang)
+		}
+		t.Logf("%s: guessing from the claimed stage is right for %d of %d statements", lang, guessed, all)
+		if float64(guessed) > 0.6*float64(all) {
+			t.Errorf("%s: guessing from the claimed stage is right for %d of %d statements", lang, guessed, all)
+		}
+	}
+}

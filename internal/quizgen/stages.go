@@ -616,8 +616,24 @@ func (r *run) timelineOrder() {
 // trueFalse states a stage change of the document's release, either as it
 // is or perturbed (a wrong stage or a wrong release), chosen from a hash
 // of the entry and feature.
+//
+// A wrong stage is chosen so that no wording gives its truth away: over
+// the document, each stage claimed ("introduced as alpha", "deprecated")
+// should be true about as often as false. Left to the hash, the commonest
+// wrong stages (alpha above all) would make their claims nearly always
+// false, and the claims no statement is made false with always true.
 func (r *run) trueFalse() {
 	l := r.lang
+	type statement struct {
+		f          stageFact
+		h          uint64
+		truth      bool
+		claimStage changelog.Stage
+		claimRel   string
+		wrong      []changelog.Stage // wrong stages to claim, when false
+	}
+	var sts []statement
+	balance := claimBalance{}
 	for _, f := range r.stageFacts() {
 		if l.holds(f.sc.Stage, f.intro) {
 			// "X was alpha in v1.21", where the entry does not say X is
@@ -626,47 +642,42 @@ func (r *run) trueFalse() {
 			continue
 		}
 		feature := f.sc.Feature
-		h := hash64(r.doc.Key, f.e.Key, changelog.FeatureKey(feature), GenTrueFalse)
-		claimStage, claimRel := f.sc.Stage, f.release
-		truth := h%2 == 0
-		if !truth {
-			wrongStage := func() bool {
-				ds := r.stageDistractors(f)
-				if len(ds) == 0 {
-					return false
-				}
-				claimStage = ds[(h>>8)%uint64(len(ds))]
-				return true
-			}
-			wrongRelease := func() bool {
-				if _, held := l.held[f.sc.Stage]; held && !f.intro {
-					return false // "X was alpha in v1.35" may be true as well
-				}
-				if r.onlyRelease(feature, f.sc.Stage) != f.release {
-					return false
-				}
-				rs := r.releaseDistractors(feature, f.sc.Stage, f.release, strconv.FormatUint(h, 16))
-				if len(rs) == 0 {
-					return false
-				}
-				claimRel = rs[(h>>16)%uint64(len(rs))]
-				return true
-			}
+		st := statement{f: f, h: hash64(r.doc.Key, f.e.Key, changelog.FeatureKey(feature), GenTrueFalse),
+			claimStage: f.sc.Stage, claimRel: f.release}
+		st.truth = st.h%2 == 0
+		if !st.truth {
 			// A wrong stage first: every true statement names the
 			// document's release, so a statement naming another one
 			// would give itself away as false.
-			truth = !wrongStage() && !wrongRelease()
+			st.wrong = r.stageDistractors(f)
+			if len(st.wrong) == 0 {
+				st.claimRel = r.wrongRelease(f, st.h)
+				st.truth = st.claimRel == f.release
+			}
 		}
+		if len(st.wrong) == 0 {
+			balance.count(st.claimStage, st.truth)
+		}
+		sts = append(sts, st)
+	}
+	for i := range sts {
+		if st := &sts[i]; len(st.wrong) > 0 {
+			st.claimStage = balance.pick(st.wrong, st.h>>8)
+			balance.count(st.claimStage, false)
+		}
+	}
+	for _, st := range sts {
+		f, feature, truth := st.f, st.f.sc.Feature, st.truth
 		expl := r.withHistory(l, l.verdict(truth)+l.sentence(l.fact(f.release, r.named(feature, f.sc.Stage), f.sc.Stage, f.intro), f.prs()), feature)
 		// A wrong alpha is claimed as an introduction, "In v1.36, X was
 		// introduced as alpha": plainly false of a feature that moved on
 		// from alpha then, where "X was alpha in v1.36" could be read as
 		// true of its state before the move.
-		claimIntro := f.intro || claimStage != f.sc.Stage
+		claimIntro := f.intro || st.claimStage != f.sc.Stage
 		q := quiz.Question{
 			ExtID:       extID(GenTrueFalse, r.doc.Key, f.e.Key, feature, ""),
 			Type:        quiz.TrueFalse,
-			Prompt:      l.sentence(l.fact(claimRel, r.named(feature, claimStage), claimStage, claimIntro), nil),
+			Prompt:      l.sentence(l.fact(st.claimRel, r.named(feature, st.claimStage), st.claimStage, claimIntro), nil),
 			Truth:       &truth,
 			Explanation: expl,
 			Source:      r.source(f.e, kindName(f.e.Kind)),
@@ -675,6 +686,49 @@ func (r *run) trueFalse() {
 		r.add(Generated{Question: q, Provenance: r.provenance(GenTrueFalse, f.e, feature, f.sc.Stage, f.release)},
 			changelog.FeatureKey(feature)+"\x00"+f.release)
 	}
+}
+
+// wrongRelease returns a release to claim a fact in instead of its own,
+// or the fact's own release when no claim of another would be plainly
+// false.
+func (r *run) wrongRelease(f stageFact, h uint64) string {
+	if _, held := r.lang.held[f.sc.Stage]; held && !f.intro {
+		return f.release // "X was alpha in v1.35" may be true as well
+	}
+	if r.onlyRelease(f.sc.Feature, f.sc.Stage) != f.release {
+		return f.release
+	}
+	rs := r.releaseDistractors(f.sc.Feature, f.sc.Stage, f.release, strconv.FormatUint(h, 16))
+	if len(rs) == 0 {
+		return f.release
+	}
+	return rs[(h>>16)%uint64(len(rs))]
+}
+
+// claimBalance counts, for each stage a statement claims, its true
+// statements less its false ones.
+type claimBalance map[changelog.Stage]int
+
+func (b claimBalance) count(s changelog.Stage, truth bool) {
+	if truth {
+		b[s]++
+	} else {
+		b[s]--
+	}
+}
+
+// pick returns the stage among cands whose claims are true the most
+// often so far; a tie goes to the first from position start on, so that
+// the hash still spreads the stages.
+func (b claimBalance) pick(cands []changelog.Stage, start uint64) changelog.Stage {
+	n := uint64(len(cands))
+	best := cands[start%n]
+	for i := uint64(1); i < n; i++ {
+		if c := cands[(start+i)%n]; b[c] > b[best] {
+			best = c
+		}
+	}
+	return best
 }
 
 // A statement of a stage is not always a change made in the release it is
