@@ -1509,3 +1509,38 @@ func TestClaimBalancePick(t *testing.T) {
 		t.Errorf("after two true and one false GA claims and one false alpha: %v", b)
 	}
 }
+
+// A removal that an entry dates before a promotion it also states is not
+// asked: which release each belongs to is not clear. A removal whose entry
+// dates the promotion before it still is.
+func TestRemovalDatedBeforeItsPromotion(t *testing.T) {
+	older := parse(t, upstreamKindDoc("1.36", kindCleanup, 3001, "Promoted the `WidgetSync` feature gate to beta."))
+	tests := []struct {
+		name, sentence string
+		removed        string // the release asked for the removal, or ""
+	}{
+		{"garbled", "The feature gates `WidgetSync` is graduated to GA and were unconditionally enabled have been removed in v1.37.", ""},
+		{"in order", "Removed the `WidgetSync` feature gate, which graduated to GA in v1.37.", "1.40"},
+	}
+	for _, tt := range tests {
+		doc := parse(t, upstreamKindDoc("1.40", kindCleanup, 4001, tt.sentence))
+		asked := ""
+		for _, g := range generate(t, Options{Language: "en"}, doc, older).Questions {
+			p := g.Provenance
+			if p.Feature != "WidgetSync" || p.Stage != changelog.StageRemoved {
+				continue
+			}
+			switch p.Generator {
+			case GenReleaseOfStage:
+				asked = g.Question.Answer
+			case GenStageInRelease, GenTrueFalse:
+				if p.Release != "1.40" {
+					t.Errorf("%s: %s %q rests on a removal in %s", tt.name, p.Generator, g.Question.Prompt, p.Release)
+				}
+			}
+		}
+		if asked != tt.removed {
+			t.Errorf("%s: the removal is asked with answer %q, want %q", tt.name, asked, tt.removed)
+		}
+	}
+}

@@ -689,7 +689,8 @@ func TestSharedNoFalseStageFacts(t *testing.T) {
 		{"up17", "PersistentLocalVolumes", "1.17"},
 		{"up21", "CSI topology", "1.21"},
 		{"up28", "CSIMigrationGCE", "1.28"},
-		{"seed36", "MemoryQoS", "1.36"}, // "Alpha: MemoryQoS" over "1.35 以前は MemoryQoS feature gate を…"
+		{"up28", "CSIMigrationGCE", "1.25"}, // "is graduated to GA and were unconditionally enabled have been removed in v1.25"
+		{"seed36", "MemoryQoS", "1.36"},     // "Alpha: MemoryQoS" over "1.35 以前は MemoryQoS feature gate を…"
 	}
 	for _, f := range facts {
 		for _, g := range stageQuestionsAbout(byName[f.doc], f.feature, f.release) {

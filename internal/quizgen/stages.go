@@ -957,8 +957,9 @@ func (r *run) steadyHistory(feature string) (events []changelog.Event, consisten
 		return s.events, s.consistent, s.forward
 	}
 	raw := r.tl.History(feature)
-	// doubtful: noChange, or a promotion whose entry dates the stage to an
-	// earlier release as well.
+	// doubtful: noChange, a promotion whose entry dates the stage to an
+	// earlier release as well, or a removal its entry dates before a
+	// promotion it states.
 	doubtful := func(ev changelog.Event) bool {
 		text := ev.Evidence
 		if e := r.entries[ev.Entry]; e != nil && ev.Document == r.doc.Key {
@@ -969,6 +970,19 @@ func (r *run) steadyHistory(feature string) (events []changelog.Event, consisten
 		}
 		if ev.Document == r.doc.Key && r.headingDatedEarlier(r.entries[ev.Entry], ev.Source, ev.Feature, ev.Release) {
 			return true
+		}
+		if ev.Stage == changelog.StageRemoved {
+			// A removal dated before a promotion the same entry states
+			// ("The feature gates CSIMigrationGCE is graduated to GA and
+			// were unconditionally enabled have been removed in v1.25"):
+			// which release each belongs to is not clear.
+			for _, o := range raw {
+				if o.Document == ev.Document && o.Entry == ev.Entry && !o.Revert && promotion(o.Stage) &&
+					changelog.CompareReleases(o.Release, ev.Release) > 0 {
+					return true
+				}
+			}
+			return false
 		}
 		if !promotion(ev.Stage) {
 			return false
