@@ -842,3 +842,34 @@ func TestJapaneseClauseSubjects(t *testing.T) {
 		}
 	}
 }
+
+// A sentence defines its subject only when it says what the subject is:
+// not when it tells of a change, of what must be done, or of what an
+// actor (a driver, a controller, a user) can now do.
+func TestSentenceDefinitions(t *testing.T) {
+	tests := []struct {
+		text, term string // term "" when the text defines nothing
+	}{
+		{"WidgetProxy は停止中のエンドポイントを扱うようになり、無停止のデプロイが可能になりました。", ""},
+		{"WidgetProxy は停止中のエンドポイントを扱うようになった。", ""},
+		{"Widget driver は widgets/driver に対して update 権限を付与される必要がある。", ""},
+		{"Widget driver は ResourceSlice 内の属性に list 型のフィールドを利用できる。", ""},
+		{"Widget controllers は古いウィジェットを片付けられる。", ""},
+		{"WSI (Widget Stall Information) は、ウィジェットの待ち時間を表す Linux カーネルの機能です。", "WSI"},
+		{"GetAllocatableWidgetsはそのノードで利用可能なウィジェットの一覧を返します。", "GetAllocatableWidgets"},
+		{"WidgetPool は、スケジューラがウィジェットの要求をまとめてから Node を選ぶ機能です。", "WidgetPool"},
+		{"WidgetQoS という、ウィジェットのメモリを回収から守る機能。", "WidgetQoS"},
+	}
+	for _, tt := range tests {
+		var terms []string
+		for _, c := range definitions(tt.text) {
+			terms = append(terms, c.Term)
+		}
+		switch {
+		case tt.term == "" && len(terms) > 0:
+			t.Errorf("%q defines %q, want nothing", tt.text, terms)
+		case tt.term != "" && (len(terms) != 1 || terms[0] != tt.term):
+			t.Errorf("%q defines %q, want %q", tt.text, terms, tt.term)
+		}
+	}
+}

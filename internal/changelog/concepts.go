@@ -38,6 +38,13 @@ var (
 	// "X という…機能", "KEP-5825 CRI List Streaming の機能です"
 	reJaCalled  = regexp.MustCompile(`([A-Za-z][A-Za-z0-9./_-]*(?: [A-Za-z0-9./_-]+){0,3})\s*という`)
 	reJaFeature = regexp.MustCompile(`([A-Za-z][A-Za-z0-9./_-]*(?: [A-Za-z0-9./_-]+){0,4})\s*の?機能です`)
+	// A sentence in the past tense or telling what must be done tells of a
+	// change, not what its subject is: "kube-proxy は…可能になりました",
+	// "DRA driver は…付与される必要がある".
+	reJaNotDefining = regexp.MustCompile(`(?:た|必要がある|必要があります)\s*[。．.]?\s*$`)
+	// A subject that acts ("DRA driver は … を利用できる") is what a
+	// sentence tells of, not what it defines.
+	reActor = regexp.MustCompile(`(?i)(?:^|\s)(?:drivers?|controllers?|plugins?|users?|operators?|admins?|administrators?)$`)
 	// "Foo is a …", "Foo allows …"
 	reEnDefines = regexp.MustCompile(`^(?:The\s+)?([A-Z][A-Za-z0-9./_-]*(?: [A-Za-z][A-Za-z0-9./_-]*){0,3}?)(?: feature| feature gate)? (?:is an?|is the|allows|lets|enables|provides) `)
 	reKEPLead   = regexp.MustCompile(`^(?:KEP[- ]?#?\d+\s*:?\s*)+`)
@@ -180,8 +187,13 @@ func definitions(text string) []Concept {
 			term := ""
 			switch {
 			case hasJapanese(sent):
+				if reJaNotDefining.MatchString(sent) {
+					break
+				}
 				if m := reJaDefines.FindStringSubmatch(sent); m != nil {
-					term = m[1]
+					if !reActor.MatchString(m[1]) {
+						term = m[1]
+					}
 				} else if m := reJaCalled.FindStringSubmatch(sent); m != nil {
 					term = m[1]
 				} else if m := reJaFeature.FindStringSubmatch(sent); m != nil {
