@@ -18,13 +18,17 @@ import (
 type CardPreview struct {
 	StudyCard
 	Outcomes fsrs.Outcomes
+	// Subscribed tells whether the learner subscribes to the question's
+	// deck.
+	Subscribed bool
 }
 
 // cardForAnswerQuery loads, for user ?1, the published question ?2 with the
 // user's card (all card columns NULL when there is none), their desired
-// retention and time zone. No row: the question does not exist or is not
-// published.
-const cardForAnswerQuery = `SELECT u.desired_retention, u.timezone, ` + cardColumns + `, ` + studyQuestionColumns + `
+// retention and time zone, and whether they subscribe to its deck. No row:
+// the question does not exist or is not published.
+const cardForAnswerQuery = `SELECT u.desired_retention, u.timezone,
+	EXISTS (SELECT 1 FROM subscriptions s WHERE s.user_id = +?1 AND s.deck_id = q.deck_id), ` + cardColumns + `, ` + studyQuestionColumns + `
 	FROM questions q
 	JOIN decks d ON d.id = q.deck_id
 	JOIN users u ON u.id = +?1
@@ -33,15 +37,16 @@ const cardForAnswerQuery = `SELECT u.desired_retention, u.timezone, ` + cardColu
 
 // answerer is what cardForAnswer reads of the learner.
 type answerer struct {
-	retention float64
-	timezone  string
+	retention  float64
+	timezone   string
+	subscribed bool
 }
 
 // cardForAnswer runs cardForAnswerQuery; a missing row is quiz.ErrNotFound.
 func (db *DB) cardForAnswer(ctx context.Context, q querier, userID, questionID int64, now time.Time) (StudyCard, answerer, error) {
 	var a answerer
 	row := q.QueryRowContext(ctx, cardForAnswerQuery, userID, questionID)
-	sc, ref, err := scanStudyCard(row, now, &a.retention, &a.timezone)
+	sc, ref, err := scanStudyCard(row, now, &a.retention, &a.timezone, &a.subscribed)
 	if errors.Is(err, sql.ErrNoRows) {
 		return sc, a, fmt.Errorf("question %d: %w", questionID, quiz.ErrNotFound)
 	}
@@ -76,7 +81,7 @@ func (db *DB) PreviewCard(ctx context.Context, userID, questionID int64, now tim
 	if err != nil {
 		return CardPreview{}, fmt.Errorf("store: preview card %d for user %d: %w", questionID, userID, err)
 	}
-	return CardPreview{StudyCard: sc, Outcomes: out}, nil
+	return CardPreview{StudyCard: sc, Outcomes: out, Subscribed: a.subscribed}, nil
 }
 
 // reviewTime is now, or the card's last review if the clock is behind it

@@ -577,6 +577,13 @@ func TestStudyOwnership(t *testing.T) {
 		{"answer with unknown fields", "/study/grade", env.answerForm(env.q["single"], newPresentationID(),
 			url.Values{"answer": {`{"Correct":true}`}, "rating": {"3"}, "ms": {"0"}}), 422},
 		{"unknown deck", "/decks/nope/subscription", url.Values{"subscribed": {"1"}}, 404},
+		// The page of every subscribed deck cannot show a card of a
+		// deck alice does not subscribe to (she may study it on its own
+		// page, subscribed or not).
+		{"answer from all decks a card of a deck not subscribed", "/study/answer", env.answerForm(env.q["single"], newPresentationID(),
+			url.Values{"d": {""}, "choice": {"0"}}), 404},
+		{"answer on its deck's page a card of a deck not subscribed", "/study/answer", env.answerForm(env.q["single"], newPresentationID(),
+			url.Values{"choice": {"0"}}), 200},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -587,6 +594,13 @@ func TestStudyOwnership(t *testing.T) {
 	}
 	if rec := env.alice.get("/study/no-such-deck", false); rec.Code != http.StatusNotFound {
 		t.Errorf("GET /study/no-such-deck = %d, want 404", rec.Code)
+	}
+	// Subscribed, she may answer it from the page of every deck.
+	if rec := env.alice.post("/decks/v1-36-sig-node/subscription", url.Values{"subscribed": {"1"}}, true); rec.Code != http.StatusOK {
+		t.Fatalf("alice subscribes: %d", rec.Code)
+	}
+	if rec := env.alice.post("/study/answer", env.answerForm(env.q["single"], newPresentationID(), url.Values{"d": {""}, "choice": {"0"}}), true); rec.Code != http.StatusOK {
+		t.Errorf("subscribed, answer from all decks = %d, want 200", rec.Code)
 	}
 
 	// Alice grading the same question, with bob's id in a form field, makes
