@@ -92,19 +92,33 @@ func loginProblem(login string) (string, string) {
 	return login, ""
 }
 
-// displayNameProblem checks a display name; it returns the name as stored.
+// displayNameProblem checks a display name; it returns the name as stored:
+// trimmed, and in Unicode's composed form (NFC), so that a letter typed
+// as a base and an accent counts and compares as the one letter it is.
+// Letters, marks, digits, punctuation, symbols and spaces are allowed,
+// the ideographic space of Japanese input among them, and the zero-width
+// joiner that joins emoji; other invisible characters (direction
+// overrides, zero-width spaces) and control characters are not, and the
+// message names the first one.
 func displayNameProblem(name string) (string, string) {
-	name = strings.TrimSpace(name)
-	if !utf8.ValidString(name) || utf8.RuneCountInString(name) > maxDisplayName {
+	if !utf8.ValidString(name) {
+		return name, "表示名に使えない文字が含まれています。"
+	}
+	name = norm.NFC.String(strings.TrimSpace(name))
+	if utf8.RuneCountInString(name) > maxDisplayName {
 		return name, fmt.Sprintf("表示名は %d 文字以内にしてください。", maxDisplayName)
 	}
 	for _, r := range name {
-		if unicode.IsControl(r) || !unicode.IsPrint(r) && r != ' ' {
-			return name, "表示名に使えない文字が含まれています。"
+		if r == zeroWidthJoiner || unicode.IsPrint(r) || unicode.Is(unicode.Zs, r) {
+			continue
 		}
+		return name, fmt.Sprintf("表示名に使えない文字 (U+%04X) が含まれています。", r)
 	}
 	return name, ""
 }
+
+// zeroWidthJoiner joins emoji into one ("👩‍💻").
+const zeroWidthJoiner = '\u200d'
 
 // newAccountProblem checks everything a new account needs.
 func newAccountProblem(login, displayName, password, password2 string) (string, string, string, string) {

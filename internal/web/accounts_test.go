@@ -650,6 +650,7 @@ func TestDisplayName(t *testing.T) {
 		{"ok", "  管理人 ", http.StatusSeeOther},
 		{"too long", strings.Repeat("あ", 51), http.StatusUnprocessableEntity},
 		{"control", "a\nb", http.StatusUnprocessableEntity},
+		{"ideographic space", "山田\u3000太郎", http.StatusSeeOther},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -663,8 +664,38 @@ func TestDisplayName(t *testing.T) {
 		})
 	}
 	u, err := ts.db.Credentials(context.Background(), "root")
-	if err != nil || u.User.DisplayName != "管理人" {
-		t.Errorf("display name = %q (%v), want 管理人", u.User.DisplayName, err)
+	if err != nil || u.User.DisplayName != "山田\u3000太郎" {
+		t.Errorf("display name = %q (%v), want the last one set", u.User.DisplayName, err)
+	}
+}
+
+// TestDisplayNameProblem: what a display name may hold, and the name as
+// stored.
+func TestDisplayNameProblem(t *testing.T) {
+	tests := []struct {
+		name, in, stored, problem string // problem: part of the message, "" when accepted
+	}{
+		{"trimmed", "  管理人 ", "管理人", ""},
+		{"ideographic space (Japanese input)", "\u3000山田\u3000太郎\u3000", "山田\u3000太郎", ""},
+		{"no-break space", "Ana\u00a0Lima", "Ana\u00a0Lima", ""},
+		{"emoji joined by a zero-width joiner", "👩\u200d💻 dev", "👩\u200d💻 dev", ""},
+		{"emoji with a variation selector", "☕\ufe0f", "☕\ufe0f", ""},
+		{"composed before counting", strings.Repeat("e\u0301", 50), strings.Repeat("é", 50), ""},
+		{"too long once composed", strings.Repeat("e\u0301", 51), strings.Repeat("é", 51), "50 文字以内"},
+		{"too long", strings.Repeat("あ", 51), strings.Repeat("あ", 51), "50 文字以内"},
+		{"newline", "a\nb", "a\nb", "(U+000A)"},
+		{"direction override", "abc\u202edef", "abc\u202edef", "(U+202E)"},
+		{"zero-width space", "a\u200bb", "a\u200bb", "(U+200B)"},
+		{"invalid UTF-8", "a\xffb", "a\xffb", "使えない文字"},
+	}
+	for _, tt := range tests {
+		stored, msg := displayNameProblem(tt.in)
+		if stored != tt.stored {
+			t.Errorf("%s: stored as %q, want %q", tt.name, stored, tt.stored)
+		}
+		if tt.problem == "" && msg != "" || tt.problem != "" && !strings.Contains(msg, tt.problem) {
+			t.Errorf("%s: message %q, want one with %q", tt.name, msg, tt.problem)
+		}
 	}
 }
 
