@@ -32,19 +32,21 @@ func adminNotice(done string) string {
 	return ""
 }
 
-// adminUsersView gathers the admin's user page.
-func (a *accounts) adminUsersView(ctx context.Context, self int64) (views.AdminUsers, error) {
+// adminUsersView gathers the admin's user page. Dates are in the admin's
+// own time zone, as on every page they see.
+func (a *accounts) adminUsersView(ctx context.Context, me quiz.User) (views.AdminUsers, error) {
 	var v views.AdminUsers
 	now := time.Now()
 	users, err := a.db.ListUsers(ctx, now, idleTimeout)
 	if err != nil {
 		return v, err
 	}
+	loc := userLocation(me)
 	for _, u := range users {
 		v.Users = append(v.Users, views.UserRow{
 			ID: u.User.ID, Login: u.User.Login, DisplayName: u.User.DisplayName,
-			Admin: u.User.IsAdmin(), Disabled: u.Disabled, Self: u.User.ID == self,
-			Sessions: u.Sessions, Created: u.User.CreatedAt.In(userLocation(u.User)).Format("2006-01-02"),
+			Admin: u.User.IsAdmin(), Disabled: u.Disabled, Self: u.User.ID == me.ID,
+			Sessions: u.Sessions, Created: u.User.CreatedAt.In(loc).Format("2006-01-02"),
 		})
 	}
 	mode, err := a.db.RegistrationMode(ctx)
@@ -68,7 +70,7 @@ func userLocation(u quiz.User) *time.Location {
 
 func (a *accounts) adminUsers(c echo.Context) error {
 	me, _ := currentUser(c)
-	v, err := a.adminUsersView(c.Request().Context(), me.ID)
+	v, err := a.adminUsersView(c.Request().Context(), me)
 	if err != nil {
 		return err
 	}

@@ -1252,3 +1252,41 @@ func TestInviteCookieStaysWithItsAdmin(t *testing.T) {
 		t.Error("another admin is shown a code carried in the cookie")
 	}
 }
+
+// TestAdminUsersDates: the user list gives every registration date in the
+// admin's own time zone, not each user's.
+func TestAdminUsersDates(t *testing.T) {
+	ts := withAdmin(t, newAccountServer(t, Config{}))
+	ctx := context.Background()
+	// Kiritimati is UTC+14 and Etc/GMT+12 is UTC-12: the same moment is
+	// never the same date in both.
+	const adminZone, memberZone = "Pacific/Kiritimati", "Etc/GMT+12"
+	if _, err := ts.CreateUser(ctx, "far", "", memberPassword, quiz.RoleMember); err != nil {
+		t.Fatal(err)
+	}
+	for login, zone := range map[string]string{"root": adminZone, "far": memberZone} {
+		c, err := ts.db.Credentials(ctx, login)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ts.db.SetTimezone(ctx, c.User.ID, zone); err != nil {
+			t.Fatal(err)
+		}
+	}
+	loc, err := time.LoadLocation(adminZone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl := newClient(t, ts, "127.0.0.1")
+	cl.mustLogin("root", adminPassword)
+	body := cl.get("/admin/users").Body.String()
+	for _, login := range []string{"root", "far"} {
+		c, err := ts.db.Credentials(ctx, login)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := "登録 " + c.User.CreatedAt.In(loc).Format("2006-01-02"); strings.Count(body, want) != 2 {
+			t.Errorf("%s: the list does not give every registration as %q: %.3000s", login, want, body)
+		}
+	}
+}
