@@ -41,7 +41,7 @@ func userCmd(ctx context.Context, args []string, getenv func(string) string, std
 		io.WriteString(stderr, userUsage+"\n")
 		return usageError{fmt.Sprintf("user: unknown subcommand %q", sub)}
 	}
-	var dbPath, name string
+	var dbPath, name, password string
 	var admin bool
 	fs := newFlagSet("user "+sub, stderr)
 	fs.Usage = func() { // -h: how the password is given, then the flags
@@ -58,15 +58,13 @@ func userCmd(ctx context.Context, args []string, getenv func(string) string, std
 		return err
 	}
 
-	password, err := readPassword(stdin, stderr)
-	if err != nil {
-		return fmt.Errorf("user %s: %w", sub, err)
-	}
 	// An account may be added before the server first starts; a password
-	// is set only on one that is there.
+	// is set only on one that is there, and asked for once it is found.
 	use := dbCreate
 	if sub == "passwd" {
 		use = dbExisting
+	} else if password, err = readPassword(stdin, stderr); err != nil {
+		return fmt.Errorf("user %s: %w", sub, err)
 	}
 	db, closeDB, err := openCommandDB(ctx, dbPath, use, stderr)
 	if err != nil {
@@ -78,6 +76,12 @@ func userCmd(ctx context.Context, args []string, getenv func(string) string, std
 		return err
 	}
 	if sub == "passwd" {
+		if err := srv.AccountExists(ctx, login); err != nil {
+			return fmt.Errorf("user passwd %s: %w", login, err)
+		}
+		if password, err = readPassword(stdin, stderr); err != nil {
+			return fmt.Errorf("user %s: %w", sub, err)
+		}
 		if err := srv.ResetPassword(ctx, login, password); err != nil {
 			return fmt.Errorf("user passwd %s: %w", login, err)
 		}

@@ -142,8 +142,13 @@ func TestUserAdd(t *testing.T) {
 	if code := webLogin(t, dbPath, "alice", pw2); code != http.StatusSeeOther {
 		t.Errorf("new password login = %d, want 303", code)
 	}
-	if err := run(ctx, []string{"user", "passwd", "nobody"}, getenv, strings.NewReader(pw2+"\n"), io.Discard, io.Discard); !errors.Is(err, quiz.ErrNotFound) {
-		t.Errorf("passwd of an unknown login = %v, want ErrNotFound", err)
+	// An unknown login is said to be one before any password is asked
+	// for: a short one here would otherwise be refused first.
+	for _, typed := range []string{pw2, "short"} {
+		err := run(ctx, []string{"user", "passwd", "Nobody"}, getenv, strings.NewReader(typed+"\n"), io.Discard, io.Discard)
+		if !errors.Is(err, quiz.ErrNotFound) || !strings.Contains(err.Error(), `no account has the login "nobody"`) || strings.Contains(err.Error(), "store:") {
+			t.Errorf("passwd of an unknown login, typing %q = %v, want an error naming the login", typed, err)
+		}
 	}
 }
 

@@ -579,11 +579,32 @@ func (s *Server) CreateUser(ctx context.Context, login, displayName, password st
 	return u, nil
 }
 
+// AccountExists returns nil when an account has the login, and an error
+// naming it, wrapping quiz.ErrNotFound, when none has.
+func (s *Server) AccountExists(ctx context.Context, login string) error {
+	_, err := s.credentials(ctx, normalLogin(login))
+	return err
+}
+
+// credentials reads an account by its normal login; a missing one is an
+// error that names it.
+func (s *Server) credentials(ctx context.Context, login string) (store.Credentials, error) {
+	c, err := s.db.Credentials(ctx, login)
+	if errors.Is(err, quiz.ErrNotFound) {
+		return c, fmt.Errorf("no account has the login %q: %w", login, quiz.ErrNotFound)
+	}
+	return c, err
+}
+
 // ResetPassword gives an account a new password (policy checked) and ends
 // all its sessions. The command line uses it when a password is lost.
 func (s *Server) ResetPassword(ctx context.Context, login, password string) error {
 	login = normalLogin(login)
-	if msg := passwordProblem(password, login, ""); msg != "" {
+	cred, err := s.credentials(ctx, login)
+	if err != nil {
+		return err
+	}
+	if msg := passwordProblem(password, login, cred.User.DisplayName); msg != "" {
 		return fmt.Errorf("%s: %w", msg, quiz.ErrInvalid)
 	}
 	hash, err := newHasher(s.cfg.Password).hash(ctx, password)
