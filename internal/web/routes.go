@@ -81,14 +81,21 @@ func (g guarded) POST(path string, h echo.HandlerFunc) {
 	g.e.POST(g.prefix+path, h, g.mw...)
 }
 
-// staticFile serves an embedded file. Its URL carries a content hash and
-// never changes under it, so browsers may cache it for good.
+// staticFile serves an embedded file. At the URL pages give it, which
+// carries its content hash and never changes under it, browsers may cache
+// it for good; at any other (no hash, or another file's or version's) they
+// ask again each time.
 func (s *Server) staticFile(c echo.Context) error {
 	name := c.Param("*")
-	if name == "" || s.assets.URL(name) == "" {
+	versioned := s.assets.URL(name)
+	if name == "" || versioned == "" {
 		return echo.ErrNotFound
 	}
-	c.Response().Header().Set("Cache-Control", "public, max-age=31536000, immutable")
+	if c.Request().URL.RequestURI() == versioned {
+		c.Response().Header().Set("Cache-Control", "public, max-age=31536000, immutable")
+	} else {
+		c.Response().Header().Set("Cache-Control", "no-cache")
+	}
 	http.StripPrefix(static.URLPrefix, http.FileServerFS(static.FS())).ServeHTTP(c.Response(), c.Request())
 	return nil
 }

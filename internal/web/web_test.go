@@ -151,6 +151,13 @@ func TestStaticFiles(t *testing.T) {
 	if cc := rec.Header().Get("Cache-Control"); !strings.Contains(cc, "immutable") {
 		t.Errorf("Cache-Control = %q", cc)
 	}
+	// Served at another version, or none, it is not cached for good.
+	for _, other := range []string{"/static/htmx-2.0.11.min.js", "/static/htmx-2.0.11.min.js?v=000000000000", url + "&x=1"} {
+		rec := ts.do(httptest.NewRequest(http.MethodGet, other, nil))
+		if cc := rec.Header().Get("Cache-Control"); rec.Code != http.StatusOK || cc != "no-cache" {
+			t.Errorf("GET %s = %d, Cache-Control %q, want 200 and no-cache", other, rec.Code, cc)
+		}
+	}
 	for _, path := range []string{"/static/SHA256SUMS", "/static/", "/static/../go.mod", "/static/static.go"} {
 		if rec := ts.do(httptest.NewRequest(http.MethodGet, path, nil)); rec.Code != http.StatusNotFound {
 			t.Errorf("GET %s = %d, want 404", path, rec.Code)
