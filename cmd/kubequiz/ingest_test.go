@@ -264,3 +264,27 @@ func TestIngestEndToEnd(t *testing.T) {
 		t.Errorf("re-ingesting the same files changed the database:\n%s", out.String())
 	}
 }
+
+// ingestUpstream is a short made-up upstream CHANGELOG with entries of two
+// SIGs and one without a label.
+const ingestUpstream = "## Changelog since v1.35.0\n\n## Changes by Kind\n\n### Feature\n\n" +
+	"- Added widget routing to kube-proxy. ([#910001](https://github.com/kubernetes/kubernetes/pull/910001), [@dev](https://github.com/dev)) [SIG Network]\n" +
+	"- The kubelet caches widgets. ([#910002](https://github.com/kubernetes/kubernetes/pull/910002), [@dev](https://github.com/dev)) [SIG Node]\n" +
+	"- Widgets are faster. ([#910003](https://github.com/kubernetes/kubernetes/pull/910003), [@dev](https://github.com/dev))\n"
+
+// TestIngestUpstreamForOneSIG: -sig keeps an upstream CHANGELOG's entries
+// of that SIG and says how many it left out.
+func TestIngestUpstreamForOneSIG(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	up := writeFile(t, dir, "CHANGELOG-1.36.md", []byte(ingestUpstream))
+	var out bytes.Buffer
+	if err := run(ctx, []string{"ingest", "-db", filepath.Join(dir, "kubequiz.db"), "-dry-run", "-sig", "network", up}, env(), nil, &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"1.36/network", "deck v1-36-sig-network", "entries           1: feature 1", "left out          2: labelled with other SIGs than Network, or with none"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+}

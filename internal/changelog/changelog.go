@@ -146,7 +146,10 @@ type Options struct {
 	Format Format `json:"format,omitempty"`
 	// Release forces the release, e.g. "1.36" or "v1.36.0".
 	Release string `json:"release,omitempty"`
-	// SIG forces the document's SIG, e.g. "Node" or "SIG-Node".
+	// SIG forces the document's SIG, e.g. "Node" or "SIG-Node". An
+	// upstream CHANGELOG, which covers every SIG, then keeps only the
+	// entries whose SIG labels name it (Document.OtherSIGs counts the
+	// rest).
 	SIG string `json:"sig,omitempty"`
 }
 
@@ -169,6 +172,9 @@ type Document struct {
 	// Intro is the prose of an article before its first section. It is no
 	// entry, but Concepts reads definitions from it.
 	Intro []string `json:"intro,omitempty"`
+	// OtherSIGs counts the entries of an upstream CHANGELOG left out for
+	// Options.SIG: labelled with other SIGs only, or with none.
+	OtherSIGs int `json:"other_sigs,omitempty"`
 }
 
 // Entry is one change: an upstream bullet, an article's translated entry with

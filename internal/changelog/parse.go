@@ -93,13 +93,31 @@ func Parse(doc []byte, opts Options) (*Document, error) {
 		if e.Text == "" && e.Title == "" {
 			continue
 		}
+		if sig != "" && format != FormatArticle && !labelled(e, sig) {
+			d.OtherSIGs++ // an upstream CHANGELOG's entry of another SIG
+			continue
+		}
 		d.Entries = append(d.Entries, e)
+	}
+	if len(d.Entries) == 0 && d.OtherSIGs > 0 {
+		return nil, fmt.Errorf("changelog: %s document: none of its %d entries is labelled SIG %s: %w", format, d.OtherSIGs, sig, ErrNoEntries)
 	}
 	if len(d.Entries) == 0 {
 		return nil, fmt.Errorf("changelog: %s document: %w", format, ErrNoEntries)
 	}
 	assignKeys(d)
 	return d, nil
+}
+
+// labelled reports whether one of an entry's SIG labels names sig (a
+// display name, as NormalizeSIG gives it).
+func labelled(e Entry, sig string) bool {
+	for _, s := range e.SIGs {
+		if NormalizeSIG(s) == sig {
+			return true
+		}
+	}
+	return false
 }
 
 // detectFormat tells upstream markdown, the older by-SIG upstream layout and

@@ -549,3 +549,34 @@ func TestIngestJobsStopWithServer(t *testing.T) {
 		t.Errorf("job after Close: running=%v err=%v, want stopped with context.Canceled", st.running, st.err)
 	}
 }
+
+// TestAdminIngestUpstreamForOneSIG: previewed for one SIG, an upstream
+// CHANGELOG keeps the entries labelled with it, and the page says how many
+// it left out.
+func TestAdminIngestUpstreamForOneSIG(t *testing.T) {
+	ts := withGenerator(withAdmin(t, newAccountServer(t, Config{})), fakeGenerate)
+	admin := newClient(t, ts, "192.0.2.31")
+	admin.mustLogin("root", adminPassword)
+	up := "## Changelog since v1.35.0\n\n## Changes by Kind\n\n### Feature\n\n" +
+		"- Added widget routing to kube-proxy. ([#910001](https://github.com/kubernetes/kubernetes/pull/910001), [@dev](https://github.com/dev)) [SIG Network]\n" +
+		"- The kubelet caches widgets. ([#910002](https://github.com/kubernetes/kubernetes/pull/910002), [@dev](https://github.com/dev)) [SIG Node]\n" +
+		"- Widgets are faster. ([#910003](https://github.com/kubernetes/kubernetes/pull/910003), [@dev](https://github.com/dev))\n"
+	rec := admin.postFiles("/admin/ingest", map[string][]byte{"CHANGELOG-1.36.md": []byte(up)})
+	if rec.Code != http.StatusSeeOther || !ingestPreviewPath.MatchString(rec.Header().Get("Location")) {
+		t.Fatalf("upload = %d to %q", rec.Code, rec.Header().Get("Location"))
+	}
+	body := waitPreview(t, admin, rec.Header().Get("Location")+"&sig=network").Body.String()
+	for _, want := range []string{"エントリ (1 件)", "SIG Network のラベルが付いたエントリだけを取り込みます", "ラベルのないもの 2 件は含めていません", "v1-36-sig-network"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("preview lacks %q: %.3000s", want, body)
+		}
+	}
+	if strings.Contains(body, "kubelet caches widgets") {
+		t.Error("the preview holds an entry of SIG Node")
+	}
+	// Without a SIG, every entry is there and nothing is said left out.
+	body = waitPreview(t, admin, rec.Header().Get("Location")).Body.String()
+	if !strings.Contains(body, "エントリ (3 件)") || strings.Contains(body, "含めていません") {
+		t.Errorf("preview without a SIG: %.3000s", body)
+	}
+}
