@@ -650,7 +650,9 @@ func TestSIGNames(t *testing.T) {
 	for in, want := range map[string]string{
 		"SIG-Node": "Node", "SIG Node": "Node", "sig/api-machinery": "API Machinery", "cli": "CLI",
 		"SIG Cluster Lifecycle": "Cluster Lifecycle", "sig/cloud-provider": "Cloud Provider",
-		"sig/new-thing": "New Thing", "sig": "",
+		"sig/new-thing": "New Thing", "sig": "", "K8s Infra": "K8s Infra",
+		// Markup and sentences are no names.
+		"<i>Node</i>": "", "Node & Apps": "", "the one that handles all of the widgets": "",
 	} {
 		if got := NormalizeSIG(in); got != want {
 			t.Errorf("NormalizeSIG(%q) = %q, want %q", in, got, want)

@@ -3,6 +3,7 @@ package changelog
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // knownSIGs maps a SIG slug to the display name upstream release notes use.
@@ -69,9 +70,17 @@ func NormalizeSIG(s string) string {
 	if name, ok := knownSIGs[slug]; ok {
 		return name
 	}
-	// Unknown SIG: keep the words, capitalise the first letter of each.
+	// Unknown SIG: keep the words, capitalise the first letter of each. A
+	// name is words of letters and digits ("K8s Infra"), not markup or a
+	// sentence.
 	words := strings.FieldsFunc(s, func(r rune) bool { return r == '-' || r == '_' || unicode.IsSpace(r) })
+	if len(words) > 4 || utf8.RuneCountInString(s) > 40 {
+		return ""
+	}
 	for i, w := range words {
+		if strings.IndexFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) >= 0 {
+			return ""
+		}
 		rs := []rune(w)
 		rs[0] = unicode.ToUpper(rs[0])
 		words[i] = string(rs)
