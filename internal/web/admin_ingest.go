@@ -273,9 +273,10 @@ func (h *ingester) preview(c echo.Context) error {
 		}
 	}
 	noStore(c)
+	job.preview.Again = c.QueryParam("again") == "1"
 	switch {
 	case job.running:
-		return h.s.render(c, http.StatusOK, views.AdminIngestProgress(h.s.page(c, "解析中"), h.progressView(id, o, job)))
+		return h.s.render(c, http.StatusOK, views.AdminIngestProgress(h.s.page(c, "解析中"), h.progressView(id, o, job, job.preview.Again)))
 	case job.err != nil:
 		h.jobs.drop(jobKey(id, o)) // the next request tries again
 		return job.err
@@ -295,25 +296,36 @@ func (h *ingester) status(c echo.Context) error {
 	}
 	id := c.Param("id")
 	job, ok := h.jobs.get(jobKey(id, o), u.ID)
+	again := c.QueryParam("again") == "1"
 	noStore(c)
 	if ok && job.running && c.Request().Header.Get("HX-Request") == "true" {
-		return h.s.render(c, http.StatusOK, views.IngestProgressFragment(h.progressView(id, o, job)))
+		return h.s.render(c, http.StatusOK, views.IngestProgressFragment(h.progressView(id, o, job, again)))
 	}
+	page := h.progressView(id, o, job, again).PageURL
 	if c.Request().Header.Get("HX-Request") == "true" {
-		c.Response().Header().Set("HX-Redirect", ingestURL(id, o))
+		c.Response().Header().Set("HX-Redirect", page)
 		return c.NoContent(http.StatusOK)
 	}
-	return c.Redirect(http.StatusSeeOther, ingestURL(id, o))
+	return c.Redirect(http.StatusSeeOther, page)
 }
 
-func (h *ingester) progressView(id string, o ingestOptions, j ingestJobState) views.IngestProgress {
-	return views.IngestProgress{StatusURL: "/admin/ingest/" + id + "/status?" + o.query(), PageURL: ingestURL(id, o),
+// progressView is a running job's progress; again carries a save's
+// "previewed again" notice (see apply) on to the preview.
+func (h *ingester) progressView(id string, o ingestOptions, j ingestJobState, again bool) views.IngestProgress {
+	suffix := ""
+	if again {
+		suffix = "&again=1"
+	}
+	return views.IngestProgress{StatusURL: "/admin/ingest/" + id + "/status?" + o.query() + suffix, PageURL: ingestURL(id, o) + suffix,
 		Step: j.step, Done: j.done, Total: j.total}
 }
 
 // apply parses and generates again, so that the timeline is the stored one
 // of this moment, and stores the documents and drafts in one transaction
 // that also drops the upload: a second submit of the same upload is a 404.
+// It saves only an upload previewed with the same options, without
+// problems: otherwise (the preview expired, the server restarted, or the
+// form was not the preview's) it shows the preview of these options first.
 func (h *ingester) apply(c echo.Context) error {
 	u, _ := currentUser(c)
 	ctx := c.Request().Context()
@@ -328,6 +340,9 @@ func (h *ingester) apply(c echo.Context) error {
 	}
 	if err != nil {
 		return err
+	}
+	if job, ok := h.jobs.get(jobKey(id, o), u.ID); !ok || job.running || job.err != nil || len(job.preview.Problems) > 0 {
+		return c.Redirect(http.StatusSeeOther, ingestURL(id, o)+"&again=1")
 	}
 	inputs, problems, err := h.prepare(ctx, files, o, func(string, int, int) {})
 	if err != nil {

@@ -470,6 +470,11 @@ func TestAdminIngestProgress(t *testing.T) {
 	if rec := admin.get(status); rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != page {
 		t.Errorf("plain GET of the status = %d to %q, want 303 to the page", rec.Code, rec.Header().Get("Location"))
 	}
+	// A preview made again in place of a save keeps saying so after its
+	// progress page.
+	if rec := admin.get(status + "&again=1"); rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != page+"&again=1" {
+		t.Errorf("status of a preview made again = %d to %q, want 303 to the page, still saying so", rec.Code, rec.Header().Get("Location"))
+	}
 }
 
 func TestIngestJobs(t *testing.T) {
@@ -578,5 +583,44 @@ func TestAdminIngestUpstreamForOneSIG(t *testing.T) {
 	body = waitPreview(t, admin, rec.Header().Get("Location")).Body.String()
 	if !strings.Contains(body, "エントリ (3 件)") || strings.Contains(body, "含めていません") {
 		t.Errorf("preview without a SIG: %.3000s", body)
+	}
+}
+
+// TestAdminIngestSavesWhatWasPreviewed: a save with options no preview was
+// made for (a hand-made form, or a preview lost to time or a restart)
+// stores nothing and shows the preview of those options first, saying so.
+func TestAdminIngestSavesWhatWasPreviewed(t *testing.T) {
+	ts := withGenerator(withAdmin(t, newAccountServer(t, Config{})), fakeGenerate)
+	ctx := context.Background()
+	admin := newClient(t, ts, "192.0.2.32")
+	admin.mustLogin("root", adminPassword)
+	rec := admin.postFiles("/admin/ingest", map[string][]byte{"node-1.36.txt": []byte(ingestTestArticle)})
+	preview := rec.Header().Get("Location")
+	if rec.Code != http.StatusSeeOther || !ingestPreviewPath.MatchString(preview) {
+		t.Fatalf("upload = %d to %q", rec.Code, preview)
+	}
+	waitPreview(t, admin, preview)
+	u, _ := url.Parse(preview)
+	apply := u.Path + "/apply"
+
+	other := url.Values{"release": {"1.99"}, "lang": {"ja"}}
+	rec = admin.post(apply, other)
+	again := rec.Header().Get("Location")
+	if rec.Code != http.StatusSeeOther || !strings.HasPrefix(again, u.Path+"?") || !strings.Contains(again, "release=1.99") || !strings.HasSuffix(again, "&again=1") {
+		t.Fatalf("apply with options not previewed = %d to %q, want a 303 to their preview", rec.Code, again)
+	}
+	if docs, _ := ts.db.ChangelogDocuments(ctx); len(docs) != 0 {
+		t.Fatal("a save of what was not previewed stored documents")
+	}
+	if body := waitPreview(t, admin, again).Body.String(); !strings.Contains(body, "まだ何も保存されていません") || !strings.Contains(body, "v1-99-sig-node") {
+		t.Errorf("the preview made in its place: %.2000s", body)
+	}
+	// Once previewed, those options are saved.
+	if rec := admin.post(apply, other); rec.Code != http.StatusSeeOther || !strings.HasPrefix(rec.Header().Get("Location"), "/admin/ingest/documents/") {
+		t.Fatalf("apply after its preview = %d to %q", rec.Code, rec.Header().Get("Location"))
+	}
+	docs, err := ts.db.ChangelogDocuments(ctx)
+	if err != nil || len(docs) != 1 || docs[0].Release != "1.99" {
+		t.Errorf("stored %+v (%v), want the 1.99 document", docs, err)
 	}
 }
