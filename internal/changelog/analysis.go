@@ -66,6 +66,9 @@ type analysisCtx struct {
 	// contextAll lets the context apply to deprecations and removals too
 	// (notes and highlights); entry text uses it for maturity changes only.
 	contextAll bool
+	// later is set for the sentences after a part's first, which may
+	// speak of what the first introduced.
+	later bool
 }
 
 // event is one stage change read from a part, before merging.
@@ -138,6 +141,7 @@ func analyzeStages(pt plainText, ms []mention, ctx analysisCtx) []event {
 				// release", or one the entry says is on by default.
 				continue
 			}
+			ctx.later = sn.start > 0
 			subj := resolveSubjects(sent, sms, matches, i, prevEnd, prev, ctx)
 			prevEnd = max(prevEnd, m.end)
 			if len(subj) == 0 {
@@ -245,6 +249,20 @@ func subjectsOf(sent string, ms []mention, matches []stageMatch, i, prevEnd int,
 			return nil // the object is named but is no feature ("opt-in alpha support")
 		}
 	}
+	// A removal of a limitation or a check, or, after a part's first
+	// sentence, of the support of what that sentence introduced ("the
+	// limitation that the X field can not be set to all has been removed";
+	// "Support for cgroup v1 is removed" closing an entry about swap)
+	// removes nothing it names.
+	if m.stage == StageRemoved && !m.after && m.obj[0] < 0 {
+		clause := strings.ToLower(strings.TrimSpace(sent[prevEnd:m.start]))
+		if reRestriction.MatchString(clause) {
+			return nil
+		}
+		if strings.HasPrefix(clause, "support for ") && ctx.later {
+			return nil
+		}
+	}
 	// 2. Names since the previous match, nearest group first.
 	if !m.after {
 		if c := capable(prevEnd, m.end); len(c) > 0 {
@@ -302,6 +320,10 @@ func subjectsOf(sent string, ms []mention, matches []stageMatch, i, prevEnd int,
 	}
 	return nil
 }
+
+// reRestriction starts a clause whose subject is a limit put on what it
+// names, not the thing named.
+var reRestriction = regexp.MustCompile(`^(?:[a-z0-9-]+:\s*)?(?:the\s+|this\s+|a\s+)?(?:limitation|restriction|requirement|constraint|check|validation|warning)s?\b`)
 
 // notSubcommand are words after kubectl or kubeadm that name no
 // subcommand: "from kubectl and kubeadm", "of the kubectl command".

@@ -923,3 +923,18 @@ func TestUpstreamForOneSIG(t *testing.T) {
 		t.Errorf("article for SIG Network: %d entries, %d left out, SIG %q; want 1, 0, Network", len(art.Entries), art.OtherSIGs, art.SIG)
 	}
 }
+
+// A removal of a limitation, or of the support of what an entry's first
+// sentence introduced, removes nothing the sentence names; a first
+// sentence's own removal still does.
+func TestRemovalOfALimitOrASupport(t *testing.T) {
+	checkStageCases(t, []stageCase{
+		{"Kubeadm: the limitation that the `widgetErrors` field can not be set to `all` in the config file has been removed.", "", "", ""},
+		{"The restriction on `--widget-port` values below 1024 was removed.", "", "", ""},
+		{"Added widget swap support for both `Limited` and `Unlimited` modes. Support for `cgroup v1` is removed.", "", "", ""},
+		{"Support for the `--widget-mode` flag is removed.", "--widget-mode", StageRemoved, ""},
+		{"The `WidgetLimits` feature gate has been removed.", "WidgetLimits", StageRemoved, ""},
+		// Going back to an old behaviour undoes no change of the release.
+		{"The `widget_rules_total` metric has now reverted back\n  to its pre-1.29 behavior of counting every rule.", "", "", ""},
+	}, upstreamWith)
+}

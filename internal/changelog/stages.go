@@ -149,6 +149,10 @@ var (
 	reLaterRelease = regexp.MustCompile(`^\s*(?:in|with)\s+(?:a\s+|the\s+)?(?:future|later|subsequent|upcoming|next)\b`)
 	// reDoneAfter follows the object of "Deprecated X" when the word is an
 	// adjective: "Deprecated metric X has been turned off".
+	// reRevertTo follows "reverted" that goes back to a behaviour, not
+	// undoes a change of the release: "reverted back to its pre-1.27
+	// behavior".
+	reRevertTo  = regexp.MustCompile(`^\s*(?:back\s+)?to\s`)
 	reDoneAfter = regexp.MustCompile(`^\s*(?:is|are|was|were|has been|have been)\s+(?:now\s+|also\s+)?(?:turned off|switched off|disabled|hidden|removed|deleted|dropped)\b`)
 	reAdvice    = regexp.MustCompile(`(?i)\bplease\b|\bconsider\b|\byou should\b|\brecommend`)
 	// reObjAround starts the object of "Removed X" or "Deprecated X" that
@@ -259,8 +263,8 @@ func findStageMatches(sent, low string, docMinor int) []stageMatch {
 			if sm.stage == StageRemoved && reLaterRelease.MatchString(after) {
 				continue // "deprecated and removed in a future release"
 			}
-			if sm.stage == StageReverted && strings.HasPrefix(strings.TrimSpace(after), "to ") {
-				continue // "revert to the old behaviour" undoes nothing
+			if sm.stage == StageReverted && reRevertTo.MatchString(after) {
+				continue // "revert (back) to the old behaviour" undoes no change
 			}
 			// A Japanese beta pattern may carry "(デフォルト有効)" inside.
 			if sm.stage == StageBeta && p.obj == 0 && len(m) > 3 && m[2] >= 0 && reDefaultOnWords.MatchString(sent[m[2]:m[3]]) {
