@@ -938,3 +938,19 @@ func TestRemovalOfALimitOrASupport(t *testing.T) {
 		{"The `widget_rules_total` metric has now reverted back\n  to its pre-1.29 behavior of counting every rule.", "", "", ""},
 	}, upstreamWith)
 }
+
+// TestLinksToPlain: a link becomes its label, its address gone whole even
+// when it holds parentheses.
+func TestLinksToPlain(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"See [the KEP](https://github.com/kubernetes/enhancements/issues/1) for more.", "See the KEP for more."},
+		{"See [a page](https://en.wikipedia.org/wiki/Widget_(computing)) and more.", "See a page and more."},
+		{"See [link](javascript:alert(2)) and more.", "See link and more."},
+		{"Not a link: [x] (y).", "Not a link: [x] (y)."},
+	}
+	for _, tt := range tests {
+		if got := toPlain(tt.in).text; got != tt.want {
+			t.Errorf("toPlain(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

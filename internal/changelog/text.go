@@ -7,7 +7,9 @@ import (
 )
 
 var (
-	reMDLink     = regexp.MustCompile(`!?\[([^\]\n]*)\]\(([^)\s]*)\)`)
+	// A link's address may hold one level of parentheses, as Wikipedia's
+	// do: "[label](https://host/a_(b))".
+	reMDLink     = regexp.MustCompile(`!?\[([^\]\n]*)\]\(((?:[^()\s]|\([^()\s]*\))*)\)`)
 	reEmphasis   = regexp.MustCompile(`\*\*|__`)
 	reUpdateNote = regexp.MustCompile(`\s*\(\d{4}/\d{1,2}/\d{1,2}\s*(?:Update|update|更新|追記)\)`)
 	// "GracePeriodfeature gate" and "feature gateWindowsGMSA" lost a space.
