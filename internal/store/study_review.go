@@ -108,6 +108,9 @@ type Review struct {
 	// Deck, when not empty, is the slug of the deck being studied: a
 	// question of another deck is then quiz.ErrNotFound.
 	Deck string
+	// Subscribed asks for a question of a deck the learner subscribes to
+	// (the page of every subscribed deck): another is quiz.ErrNotFound.
+	Subscribed bool
 	// AnswerKey, when not empty, is the StudyCard.AnswerKey of the
 	// question as it was put to the learner: a question edited since is
 	// ErrQuestionChanged.
@@ -269,7 +272,7 @@ func (db *DB) recordReview(ctx context.Context, q txStmts, p pendingReview) (out
 	r := p.review
 	sc, a, err := db.cardForAnswer(ctx, q, r.UserID, r.QuestionID, r.At)
 	if err == nil {
-		err = checkReview(r, sc)
+		err = checkReview(r, sc, a.subscribed)
 	}
 	if err != nil {
 		return refused(ctx, q, r, err)
@@ -325,14 +328,29 @@ func (db *DB) recordReview(ctx context.Context, q txStmts, p pendingReview) (out
 }
 
 // checkReview refuses a review that does not fit the card it is for.
-func checkReview(r Review, sc StudyCard) error {
+func checkReview(r Review, sc StudyCard, subscribed bool) error {
 	if r.Deck != "" && r.Deck != sc.Question.DeckSlug {
 		return fmt.Errorf("question %d is not in deck %q: %w", r.QuestionID, r.Deck, quiz.ErrNotFound)
+	}
+	if r.Subscribed && !subscribed {
+		return fmt.Errorf("question %d is not in a deck the learner subscribes to: %w", r.QuestionID, quiz.ErrNotFound)
 	}
 	if err := sc.Presented(r.AnswerKey, r.ShownAt); err != nil {
 		return err
 	}
 	return sc.Question.Question.CheckResponse(r.Response)
+}
+
+// InScope reports whether the study page of deck, or of every deck the
+// learner subscribes to when deck is empty, can show the card: a deck may
+// be studied on its own page, subscribed or not, but the page of every
+// subscribed deck shows only those (Review.Deck and Review.Subscribed ask
+// the same of a review).
+func (c CardPreview) InScope(deck string) bool {
+	if deck != "" {
+		return deck == c.Question.DeckSlug
+	}
+	return c.Subscribed
 }
 
 // refused answers a review refused before it wrote anything (err). When its

@@ -130,10 +130,8 @@ func (s *Server) answer(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if f.scope != "" && f.scope != card.Question.DeckSlug || f.scope == "" && !card.Subscribed {
-		// A deck the study page cannot have sent: not the page's deck,
-		// or, for the page of every subscribed deck, one not subscribed.
-		return echo.ErrNotFound
+	if !card.InScope(f.scope) {
+		return echo.ErrNotFound // a card the study page cannot have shown
 	}
 	if err := card.Presented(f.answerKey, time.UnixMilli(f.shownAt)); err != nil {
 		return s.stale(c, u, f, &card.StudyCard, err, now)

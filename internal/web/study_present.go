@@ -160,6 +160,7 @@ func bindGradeForm(c echo.Context) (gradeForm, error) {
 		Rating:     fsrs.Rating(rating),
 		Response:   resp,
 		Deck:       f.scope,
+		Subscribed: f.scope == "",
 		AnswerKey:  f.answerKey,
 		ShownAt:    time.UnixMilli(f.shownAt),
 		Duration:   time.Duration(elapsed) * time.Millisecond,

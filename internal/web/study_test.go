@@ -584,6 +584,8 @@ func TestStudyOwnership(t *testing.T) {
 			url.Values{"d": {""}, "choice": {"0"}}), 404},
 		{"answer on its deck's page a card of a deck not subscribed", "/study/answer", env.answerForm(env.q["single"], newPresentationID(),
 			url.Values{"choice": {"0"}}), 200},
+		{"grade from all decks a card of a deck not subscribed", "/study/grade", env.answerForm(env.q["multi"], newPresentationID(),
+			url.Values{"d": {""}, "answer": {`{"selected":[0]}`}, "rating": {"3"}, "ms": {"0"}}), 404},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
