@@ -22,7 +22,7 @@ func ingestCmd(ctx context.Context, args []string, getenv func(string) string, s
 	var dbPath string
 	stringVar(fs, &dbPath, settingDB, getenv)
 	release := fs.String("release", "", "the documents' release, e.g. 1.36 (default: detected)")
-	sig := fs.String("sig", "", "the documents' SIG, e.g. Node (default: detected); an upstream CHANGELOG then keeps only the entries labelled with it")
+	sig := fs.String("sig", "", "the documents' SIG, e.g. Node (default: detected); an upstream CHANGELOG then leaves out the entries labelled with other SIGs only")
 	format := fs.String("format", "", "layout: upstream, upstream_by_sig or article (default: detected)")
 	lang := fs.String("lang", "ja", "language of the question templates: ja or en")
 	dryRun := fs.Bool("dry-run", false, "show what would be stored; write nothing")
@@ -150,8 +150,9 @@ func printIngest(out io.Writer, inputs []store.ChangelogInput, results []store.I
 			parts[j] = fmt.Sprintf("%s %d", k, r.EntriesByKind[changelog.Kind(k)])
 		}
 		fmt.Fprintf(out, "  entries        %4d: %s\n", r.Entries, strings.Join(parts, ", "))
-		if doc.OtherSIGs > 0 {
-			fmt.Fprintf(out, "  left out       %4d: labelled with other SIGs than %s, or with none\n", doc.OtherSIGs, doc.SIG)
+		if doc.OtherSIGs > 0 || doc.Unlabelled > 0 {
+			fmt.Fprintf(out, "  left out       %4d: labelled with other SIGs than %s only\n", doc.OtherSIGs, doc.SIG)
+			fmt.Fprintf(out, "  unlabelled     %4d: kept among the entries, as they may be %s's\n", doc.Unlabelled, doc.SIG)
 		}
 		fmt.Fprintf(out, "  stage changes  %4d\n", r.StageChanges)
 		names := make([]string, 0, len(r.Generators))

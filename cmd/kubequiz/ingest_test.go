@@ -272,8 +272,8 @@ const ingestUpstream = "## Changelog since v1.35.0\n\n## Changes by Kind\n\n### 
 	"- The kubelet caches widgets. ([#910002](https://github.com/kubernetes/kubernetes/pull/910002), [@dev](https://github.com/dev)) [SIG Node]\n" +
 	"- Widgets are faster. ([#910003](https://github.com/kubernetes/kubernetes/pull/910003), [@dev](https://github.com/dev))\n"
 
-// TestIngestUpstreamForOneSIG: -sig keeps an upstream CHANGELOG's entries
-// of that SIG and says how many it left out.
+// TestIngestUpstreamForOneSIG: -sig leaves out an upstream CHANGELOG's
+// entries of other SIGs only, keeps those without a label, and counts both.
 func TestIngestUpstreamForOneSIG(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -282,7 +282,8 @@ func TestIngestUpstreamForOneSIG(t *testing.T) {
 	if err := run(ctx, []string{"ingest", "-db", filepath.Join(dir, "kubequiz.db"), "-dry-run", "-sig", "network", up}, env(), nil, &out, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"1.36/network", "deck v1-36-sig-network", "entries           1: feature 1", "left out          2: labelled with other SIGs than Network, or with none"} {
+	for _, want := range []string{"1.36/network", "deck v1-36-sig-network", "entries           2: feature 2",
+		"left out          1: labelled with other SIGs than Network only", "unlabelled        1: kept among the entries"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}

@@ -147,9 +147,9 @@ type Options struct {
 	// Release forces the release, e.g. "1.36" or "v1.36.0".
 	Release string `json:"release,omitempty"`
 	// SIG forces the document's SIG, e.g. "Node" or "SIG-Node". An
-	// upstream CHANGELOG, which covers every SIG, then keeps only the
-	// entries whose SIG labels name it (Document.OtherSIGs counts the
-	// rest).
+	// upstream CHANGELOG, which covers every SIG, then leaves out the
+	// entries labelled with other SIGs only (Document.OtherSIGs); it keeps
+	// those without a label, which may be the SIG's (Document.Unlabelled).
 	SIG string `json:"sig,omitempty"`
 }
 
@@ -173,8 +173,10 @@ type Document struct {
 	// entry, but Concepts reads definitions from it.
 	Intro []string `json:"intro,omitempty"`
 	// OtherSIGs counts the entries of an upstream CHANGELOG left out for
-	// Options.SIG: labelled with other SIGs only, or with none.
-	OtherSIGs int `json:"other_sigs,omitempty"`
+	// Options.SIG, labelled with other SIGs only; Unlabelled those kept
+	// without any SIG label.
+	OtherSIGs  int `json:"other_sigs,omitempty"`
+	Unlabelled int `json:"unlabelled,omitempty"`
 }
 
 // Entry is one change: an upstream bullet, an article's translated entry with

@@ -93,14 +93,19 @@ func Parse(doc []byte, opts Options) (*Document, error) {
 		if e.Text == "" && e.Title == "" {
 			continue
 		}
-		if sig != "" && format != FormatArticle && !labelled(e, sig) {
-			d.OtherSIGs++ // an upstream CHANGELOG's entry of another SIG
-			continue
+		if sig != "" && format != FormatArticle {
+			switch {
+			case len(e.SIGs) == 0:
+				d.Unlabelled++ // it may be the SIG's: kept
+			case !labelled(e, sig):
+				d.OtherSIGs++ // an upstream CHANGELOG's entry of other SIGs
+				continue
+			}
 		}
 		d.Entries = append(d.Entries, e)
 	}
 	if len(d.Entries) == 0 && d.OtherSIGs > 0 {
-		return nil, fmt.Errorf("changelog: %s document: none of its %d entries is labelled SIG %s: %w", format, d.OtherSIGs, sig, ErrNoEntries)
+		return nil, fmt.Errorf("changelog: %s document: its %d entries are all labelled with other SIGs than %s: %w", format, d.OtherSIGs, sig, ErrNoEntries)
 	}
 	if len(d.Entries) == 0 {
 		return nil, fmt.Errorf("changelog: %s document: %w", format, ErrNoEntries)

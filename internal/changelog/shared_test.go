@@ -362,3 +362,40 @@ func TestSharedPLEGRevert(t *testing.T) {
 		t.Errorf("image_id: %+v, %v; want reverted #137574", got, ok)
 	}
 }
+
+// TestSharedUpstreamForOneSIG: the 1.28 CHANGELOG read for SIG Network
+// keeps the network changes its entries do not label (most of 1.28's
+// entries have no SIG label), and leaves out those of other SIGs only.
+func TestSharedUpstreamForOneSIG(t *testing.T) {
+	b, err := os.ReadFile(testshared.Path(t, "changelogs", "CHANGELOG-1.28.0.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := Parse(b, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := Parse(b, Options{SIG: "Network"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Key != "1.28/network" || d.OtherSIGs == 0 || d.Unlabelled == 0 || len(d.Entries)+d.OtherSIGs != len(all.Entries) {
+		t.Errorf("key %s, %d entries, %d of other SIGs, %d without a label, of %d", d.Key, len(d.Entries), d.OtherSIGs, d.Unlabelled, len(all.Entries))
+	}
+	has := map[int]bool{}
+	for _, e := range d.Entries {
+		for _, pr := range e.PRs {
+			has[pr] = true
+		}
+		if len(e.SIGs) > 0 && !labelled(e, "Network") {
+			t.Errorf("entry %s of SIGs %v kept for SIG Network", e.Key, e.SIGs)
+		}
+	}
+	// ServiceNodePortStaticSubrange to beta, NetworkPolicyStatus removed,
+	// IPTablesOwnershipCleanup to GA: unlabelled network entries.
+	for _, pr := range []int{117877, 115843, 119374} {
+		if !has[pr] {
+			t.Errorf("PR #%d left out", pr)
+		}
+	}
+}

@@ -357,12 +357,20 @@ func upsertDocument(ctx context.Context, tx *sql.Tx, in ChangelogInput, deckID, 
 	intro := introCol[0]
 
 	var (
-		id         int64
-		storedHash string
-		storedDeck int64
+		id           int64
+		storedHash   string
+		storedDeck   int64
+		storedFormat changelog.Format
+		storedFile   string
 	)
-	err = tx.QueryRowContext(ctx, `SELECT id, parsed_hash, deck_id FROM changelog_documents WHERE doc_key = ?`, doc.Key).
-		Scan(&id, &storedHash, &storedDeck)
+	err = tx.QueryRowContext(ctx, `SELECT id, parsed_hash, deck_id, format, file_name FROM changelog_documents WHERE doc_key = ?`, doc.Key).
+		Scan(&id, &storedHash, &storedDeck, &storedFormat, &storedFile)
+	if err == nil && (storedFormat == changelog.FormatArticle) != (doc.Format == changelog.FormatArticle) {
+		// An article and an upstream CHANGELOG read for the same SIG share
+		// the key; one would replace the other and retire its questions.
+		return 0, "", fmt.Errorf("document %s is stored from %s (%s); this %s of the same release and SIG would replace it: %w",
+			doc.Key, storedFile, storedFormat, doc.Format, quiz.ErrConflict)
+	}
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		err = tx.QueryRowContext(ctx, `INSERT INTO changelog_documents (doc_key, release, sig, format, title, intro, sha256,

@@ -532,3 +532,32 @@ func BenchmarkIngestChangelog(b *testing.B) {
 	})
 	b.ReportMetric(float64(len(gen)), "questions")
 }
+
+// TestIngestChangelogKeepsTheOtherFormat: an article and an upstream
+// CHANGELOG read for the same release and SIG share a document key; the
+// second is refused rather than replacing the first and retiring its
+// questions.
+func TestIngestChangelogKeepsTheOtherFormat(t *testing.T) {
+	ctx := context.Background()
+	db := newTestDB(t)
+	ingest(t, db, parseArticle(t, nodeArticle), IngestOptions{})
+	before := checksums(t, db)
+	up, err := changelog.Parse([]byte("## Changelog since v1.35.0\n\n## Changes by Kind\n\n### Feature\n\n"+
+		"- The kubelet caches widgets. ([#910002](https://github.com/kubernetes/kubernetes/pull/910002), [@dev](https://github.com/dev)) [SIG Node]\n"),
+		changelog.Options{SIG: "Node"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := []ChangelogInput{{File: "CHANGELOG-1.36.md", Document: up, Generated: testGenerate(up)}}
+	for _, dry := range []bool{true, false} {
+		_, err := db.IngestChangelogs(ctx, in, IngestOptions{Actor: "test", Now: t0, DryRun: dry})
+		if !errors.Is(err, quiz.ErrConflict) || !strings.Contains(err.Error(), "1.36/node is stored from") {
+			t.Errorf("dry run %v: ingest of the upstream CHANGELOG = %v, want a conflict naming the stored document", dry, err)
+		}
+	}
+	if got := changedTables(before, checksums(t, db)); len(got) > 0 {
+		t.Errorf("a refused ingest changed %v", got)
+	}
+	// The article itself is read again as before.
+	ingest(t, db, parseArticle(t, nodeArticle), IngestOptions{})
+}

@@ -592,7 +592,7 @@ func previewDocs(inputs []store.ChangelogInput, results []store.IngestResult) []
 		in := inputs[i]
 		d := views.IngestPreviewDoc{File: r.File, Key: r.DocumentKey, Title: in.Document.Title, Format: string(in.Document.Format),
 			Outcome: string(r.Document), DeckSlug: r.Deck.Slug, DeckTitle: r.Deck.Title, DeckNew: r.DeckCreated, Entries: r.Entries,
-			SIG: in.Document.SIG, OtherSIGs: in.Document.OtherSIGs}
+			SIG: in.Document.SIG, OtherSIGs: in.Document.OtherSIGs, Unlabelled: in.Document.Unlabelled}
 		for k, n := range r.EntriesByKind {
 			d.Kinds = append(d.Kinds, views.IngestCount{Name: string(k), N: n})
 		}

@@ -556,8 +556,8 @@ func TestIngestJobsStopWithServer(t *testing.T) {
 }
 
 // TestAdminIngestUpstreamForOneSIG: previewed for one SIG, an upstream
-// CHANGELOG keeps the entries labelled with it, and the page says how many
-// it left out.
+// CHANGELOG leaves out the entries of other SIGs only and keeps those
+// without a label, and the page says how many of each.
 func TestAdminIngestUpstreamForOneSIG(t *testing.T) {
 	ts := withGenerator(withAdmin(t, newAccountServer(t, Config{})), fakeGenerate)
 	admin := newClient(t, ts, "192.0.2.31")
@@ -571,7 +571,7 @@ func TestAdminIngestUpstreamForOneSIG(t *testing.T) {
 		t.Fatalf("upload = %d to %q", rec.Code, rec.Header().Get("Location"))
 	}
 	body := waitPreview(t, admin, rec.Header().Get("Location")+"&sig=network").Body.String()
-	for _, want := range []string{"エントリ (1 件)", "SIG Network のラベルが付いたエントリだけを取り込みます", "ラベルのないもの 2 件は含めていません", "v1-36-sig-network"} {
+	for _, want := range []string{"エントリ (2 件)", "他の SIG のラベルだけが付いたエントリ 1 件は含めていません", "SIG のラベルがないエントリ 1 件は、SIG Network のものかもしれないので含めています", "v1-36-sig-network"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("preview lacks %q: %.3000s", want, body)
 		}
