@@ -66,9 +66,10 @@ type analysisCtx struct {
 	// contextAll lets the context apply to deprecations and removals too
 	// (notes and highlights); entry text uses it for maturity changes only.
 	contextAll bool
-	// later is set for the sentences after a part's first, which may
-	// speak of what the first introduced.
-	later bool
+	// afterSupport is set for the sentences after a part's first when
+	// that one speaks of support ("Added … swap support …"): a later
+	// "Support for X is removed" is that support's, for X.
+	afterSupport bool
 }
 
 // event is one stage change read from a part, before merging.
@@ -114,7 +115,11 @@ func analyzeStages(pt plainText, ms []mention, ctx analysisCtx) []event {
 	}
 	var raw []event
 	mi := 0 // mentions are sorted by start, like the sentences
-	for _, sn := range splitSentences(s) {
+	firstSupports := false
+	for si, sn := range splitSentences(s) {
+		if si == 0 {
+			firstSupports = strings.Contains(pt.low[sn.start:sn.end], "support")
+		}
 		for mi < len(ms) && ms[mi].start < sn.start {
 			mi++
 		}
@@ -141,7 +146,7 @@ func analyzeStages(pt plainText, ms []mention, ctx analysisCtx) []event {
 				// release", or one the entry says is on by default.
 				continue
 			}
-			ctx.later = sn.start > 0
+			ctx.afterSupport = si > 0 && firstSupports
 			subj := resolveSubjects(sent, sms, matches, i, prevEnd, prev, ctx)
 			prevEnd = max(prevEnd, m.end)
 			if len(subj) == 0 {
@@ -249,17 +254,18 @@ func subjectsOf(sent string, ms []mention, matches []stageMatch, i, prevEnd int,
 			return nil // the object is named but is no feature ("opt-in alpha support")
 		}
 	}
-	// A removal of a limitation or a check, or, after a part's first
-	// sentence, of the support of what that sentence introduced ("the
-	// limitation that the X field can not be set to all has been removed";
-	// "Support for cgroup v1 is removed" closing an entry about swap)
-	// removes nothing it names.
+	// A removal of a limitation or a check ("the limitation that the X
+	// field can not be set to all has been removed"), or, after a first
+	// sentence that adds support for something, of that support for a
+	// platform ("Added full cgroup v2 swap support … Support for cgroup v1
+	// is removed"), removes nothing it names. A flag or a gate named
+	// there is removed.
 	if m.stage == StageRemoved && !m.after && m.obj[0] < 0 {
 		clause := strings.ToLower(strings.TrimSpace(sent[prevEnd:m.start]))
 		if reRestriction.MatchString(clause) {
 			return nil
 		}
-		if strings.HasPrefix(clause, "support for ") && ctx.later {
+		if strings.HasPrefix(clause, "support for ") && ctx.afterSupport && !namesFlagOrGate(ms, prevEnd, m.start) {
 			return nil
 		}
 	}
@@ -323,7 +329,18 @@ func subjectsOf(sent string, ms []mention, matches []stageMatch, i, prevEnd int,
 
 // reRestriction starts a clause whose subject is a limit put on what it
 // names, not the thing named.
-var reRestriction = regexp.MustCompile(`^(?:[a-z0-9-]+:\s*)?(?:the\s+|this\s+|a\s+)?(?:limitation|restriction|requirement|constraint|check|validation|warning)s?\b`)
+var reRestriction = regexp.MustCompile(`^(?:[a-z0-9-]+:\s*)?(?:the\s+|this\s+|a\s+)?(?:limitation|restriction|requirement|constraint|check|validation|warning)s?\s+(?:that|on|of|for|against|to|which)\b`)
+
+// namesFlagOrGate reports whether a flag or a feature gate is mentioned
+// between lo and hi.
+func namesFlagOrGate(ms []mention, lo, hi int) bool {
+	for _, x := range ms {
+		if x.start >= lo && x.end <= hi && (x.typ == MentionFlag || x.typ == MentionFeatureGate) {
+			return true
+		}
+	}
+	return false
+}
 
 // notSubcommand are words after kubectl or kubeadm that name no
 // subcommand: "from kubectl and kubeadm", "of the kubectl command".

@@ -934,6 +934,13 @@ func TestRemovalOfALimitOrASupport(t *testing.T) {
 		{"The restriction on `--widget-port` values below 1024 was removed.", "", "", ""},
 		{"Added widget swap support for both `Limited` and `Unlimited` modes. Support for `cgroup v1` is removed.", "", "", ""},
 		{"Support for the `--widget-mode` flag is removed.", "--widget-mode", StageRemoved, ""},
+		// A later sentence's removal stands when the first adds no
+		// support, or when it names a flag or a gate.
+		{"Removed the deprecated `--foo-mode` flag. Support for the `--bar-mode` flag is also removed.", "--bar-mode", StageRemoved, ""},
+		{"The `WidgetGate` feature gate graduated to GA. Support for the `WidgetLegacy` feature gate is removed.", "WidgetLegacy", StageRemoved, ""},
+		{"Added widget support for `Limited` mode. Support for the `--widget-legacy` flag is removed.", "--widget-legacy", StageRemoved, ""},
+		// "warning" before a name is no limit on it.
+		{"The warning `widget_warning_total` metric was removed.", "widget_warning_total", StageRemoved, ""},
 		{"The `WidgetLimits` feature gate has been removed.", "WidgetLimits", StageRemoved, ""},
 		// Going back to an old behaviour undoes no change of the release.
 		{"The `widget_rules_total` metric has now reverted back\n  to its pre-1.29 behavior of counting every rule.", "", "", ""},
