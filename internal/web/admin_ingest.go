@@ -2,6 +2,9 @@ package web
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -182,8 +185,27 @@ func (h *ingester) startJob(userID int64, id string, o ingestOptions, files []st
 			return pv, err
 		}
 		pv.Docs = previewDocs(inputs, results)
-		return pv, nil
+		pv.Digest, err = inputsDigest(inputs)
+		return pv, err
 	})
+}
+
+// inputsDigest sums up what an ingest would store: each document as
+// parsed and each generated question with its provenance. A save compares
+// it with its preview's.
+func inputsDigest(inputs []store.ChangelogInput) (string, error) {
+	h := sha256.New()
+	enc := json.NewEncoder(h)
+	for _, in := range inputs {
+		if err := enc.Encode(struct {
+			File      string
+			Document  *changelog.Document
+			Generated []quizgen.Generated
+		}{in.File, in.Document, in.Generated}); err != nil {
+			return "", fmt.Errorf("digest of %s: %w", in.File, err)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 func jobKey(id string, o ingestOptions) string { return id + "?" + o.query() }
@@ -341,12 +363,25 @@ func (h *ingester) apply(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if job, ok := h.jobs.get(jobKey(id, o), u.ID); !ok || job.running || job.err != nil || len(job.preview.Problems) > 0 {
+	job, ok := h.jobs.get(jobKey(id, o), u.ID)
+	if !ok || job.running || job.err != nil || len(job.preview.Problems) > 0 {
 		return c.Redirect(http.StatusSeeOther, ingestURL(id, o)+"&again=1")
 	}
 	inputs, problems, err := h.prepare(ctx, files, o, func(string, int, int) {})
 	if err != nil {
 		return err
+	}
+	if len(problems) == 0 {
+		// The stored timeline may have moved since the preview (another
+		// ingest): what would be stored is then not what was shown.
+		digest, err := inputsDigest(inputs)
+		if err != nil {
+			return err
+		}
+		if digest != job.preview.Digest {
+			h.jobs.drop(jobKey(id, o))
+			return c.Redirect(http.StatusSeeOther, ingestURL(id, o)+"&again=1")
+		}
 	}
 	if len(problems) > 0 {
 		pv := views.IngestPreview{CancelURL: "/admin/ingest/" + id + "/cancel", Opts: o.view(), Problems: problems}
@@ -746,7 +781,7 @@ func (j *ingestJobs) get(key string, userID int64) (ingestJobState, bool) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	job, ok := j.jobs[key]
-	if !ok || job.userID != userID {
+	if !ok || job.userID != userID || !job.running && time.Since(job.finished) > ingestJobMaxAge {
 		return ingestJobState{}, false
 	}
 	return *job, true

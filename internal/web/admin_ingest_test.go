@@ -624,3 +624,70 @@ func TestAdminIngestSavesWhatWasPreviewed(t *testing.T) {
 		t.Errorf("stored %+v (%v), want the 1.99 document", docs, err)
 	}
 }
+
+// TestAdminIngestSaveAfterTheTimelineMoved: a save whose questions differ
+// from its preview's, because another ingest changed the stored timeline
+// in between, stores nothing and shows the new preview first.
+func TestAdminIngestSaveAfterTheTimelineMoved(t *testing.T) {
+	// Questions that tell how many releases the timeline knows FooBarVolume in.
+	gen := func(doc *changelog.Document, tl *changelog.Timeline, opt quizgen.Options) []quizgen.Generated {
+		out := fakeGenerate(doc, tl, opt)
+		for i := range out {
+			out[i].Question.Explanation += fmt.Sprintf(" (%d events)", len(tl.History("FooBarVolume")))
+		}
+		return out
+	}
+	ts := withGenerator(withAdmin(t, newAccountServer(t, Config{})), gen)
+	ctx := context.Background()
+	admin := newClient(t, ts, "192.0.2.33")
+	admin.mustLogin("root", adminPassword)
+	rec := admin.postFiles("/admin/ingest", map[string][]byte{"node-1.36.txt": []byte(ingestTestArticle)})
+	preview := rec.Header().Get("Location")
+	waitPreview(t, admin, preview)
+	u, _ := url.Parse(preview)
+
+	// Meanwhile a 1.35 article with FooBarVolume's beta is stored.
+	older := strings.NewReplacer("1.36", "1.35", "FooBarVolume を GA に昇格させた。", "FooBarVolume を beta に昇格させた。").Replace(ingestTestArticle)
+	doc, err := changelog.Parse([]byte(older), changelog.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ts.db.IngestChangelogs(ctx, []store.ChangelogInput{{File: "node-1.35.txt", Document: doc, Generated: fakeGenerate(doc, nil, quizgen.Options{})}},
+		store.IngestOptions{Actor: "test", Now: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+
+	rec = admin.post(u.Path+"/apply", u.Query())
+	if again := rec.Header().Get("Location"); rec.Code != http.StatusSeeOther || !strings.HasSuffix(again, "&again=1") {
+		t.Fatalf("save after the timeline moved = %d to %q, want a 303 to the preview made again", rec.Code, again)
+	}
+	if docs, _ := ts.db.ChangelogDocuments(ctx); len(docs) != 1 {
+		t.Fatalf("%d documents stored, want only the 1.35 one", len(docs))
+	}
+	if body := waitPreview(t, admin, rec.Header().Get("Location")).Body.String(); !strings.Contains(body, "その後に内容が変わった") {
+		t.Errorf("the preview made again does not say why: %.2000s", body)
+	}
+	if rec := admin.post(u.Path+"/apply", u.Query()); rec.Code != http.StatusSeeOther || !strings.HasPrefix(rec.Header().Get("Location"), "/admin/ingest/documents/") {
+		t.Fatalf("save of the new preview = %d to %q", rec.Code, rec.Header().Get("Location"))
+	}
+}
+
+// A finished job older than ingestJobMaxAge is gone, even before another
+// job starts and evicts it.
+func TestIngestJobsExpire(t *testing.T) {
+	var wg sync.WaitGroup
+	jobs := newIngestJobs(context.Background(), &wg, slog.New(slog.DiscardHandler))
+	jobs.start("k", 1, func(context.Context, func(string, int, int)) (views.IngestPreview, error) {
+		return views.IngestPreview{}, nil
+	})
+	wg.Wait()
+	if _, ok := jobs.get("k", 1); !ok {
+		t.Fatal("a finished job is gone at once")
+	}
+	jobs.mu.Lock()
+	jobs.jobs["k"].finished = time.Now().Add(-ingestJobMaxAge - time.Second)
+	jobs.mu.Unlock()
+	if _, ok := jobs.get("k", 1); ok {
+		t.Error("a job finished longer ago than ingestJobMaxAge is still there")
+	}
+}
