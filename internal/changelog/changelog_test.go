@@ -861,6 +861,10 @@ func TestSentenceDefinitions(t *testing.T) {
 		{"GetAllocatableWidgetsはそのノードで利用可能なウィジェットの一覧を返します。", "GetAllocatableWidgets"},
 		{"WidgetPool は、スケジューラがウィジェットの要求をまとめてから Node を選ぶ機能です。", "WidgetPool"},
 		{"WidgetQoS という、ウィジェットのメモリを回収から守る機能。", "WidgetQoS"},
+		{"Widget driver は、ウィジェットを Pod に割り当てるプラグインです。", "Widget driver"},
+		// The tense of an "X という…" sentence tells nothing of X: it is
+		// what the sentence is about.
+		{"kubelet に GetAllocatableWidgets という新しい rpc が実装されました。", "GetAllocatableWidgets"},
 	}
 	for _, tt := range tests {
 		var terms []string

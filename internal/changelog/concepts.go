@@ -44,7 +44,8 @@ var (
 	reJaNotDefining = regexp.MustCompile(`(?:た|必要がある|必要があります)\s*[。．.]?\s*$`)
 	// A subject that acts ("DRA driver は … を利用できる") is what a
 	// sentence tells of, not what it defines.
-	reActor = regexp.MustCompile(`(?i)(?:^|\s)(?:drivers?|controllers?|plugins?|users?|operators?|admins?|administrators?)$`)
+	reJaCopula = regexp.MustCompile(`(?:です|である)\s*[。．.]?\s*$`)
+	reActor    = regexp.MustCompile(`(?i)(?:^|\s)(?:drivers?|controllers?|plugins?|users?|operators?|admins?|administrators?)$`)
 	// "Foo is a …", "Foo allows …"
 	reEnDefines = regexp.MustCompile(`^(?:The\s+)?([A-Z][A-Za-z0-9./_-]*(?: [A-Za-z][A-Za-z0-9./_-]*){0,3}?)(?: feature| feature gate)? (?:is an?|is the|allows|lets|enables|provides) `)
 	reKEPLead   = regexp.MustCompile(`^(?:KEP[- ]?#?\d+\s*:?\s*)+`)
@@ -187,11 +188,10 @@ func definitions(text string) []Concept {
 			term := ""
 			switch {
 			case hasJapanese(sent):
-				if reJaNotDefining.MatchString(sent) {
-					break
-				}
 				if m := reJaDefines.FindStringSubmatch(sent); m != nil {
-					if !reActor.MatchString(m[1]) {
+					// "X は…" defines X in the present tense, and an actor
+					// only with a copula ("CSI driver は…プラグインです").
+					if !reJaNotDefining.MatchString(sent) && (!reActor.MatchString(m[1]) || reJaCopula.MatchString(sent)) {
 						term = m[1]
 					}
 				} else if m := reJaCalled.FindStringSubmatch(sent); m != nil {
