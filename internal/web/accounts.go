@@ -108,17 +108,36 @@ func displayNameProblem(name string) (string, string) {
 	if utf8.RuneCountInString(name) > maxDisplayName {
 		return name, fmt.Sprintf("表示名は %d 文字以内にしてください。", maxDisplayName)
 	}
-	for _, r := range name {
-		if r == zeroWidthJoiner || unicode.IsPrint(r) || unicode.Is(unicode.Zs, r) {
-			continue
+	rs := []rune(name)
+	visible := false
+	for i, r := range rs {
+		switch {
+		case r == zeroWidthJoiner:
+			if i == 0 || i == len(rs)-1 || !emojiPart(rs[i-1]) || !emojiPart(rs[i+1]) {
+				return name, fmt.Sprintf("表示名に使えない文字 (U+%04X) が含まれています。", r)
+			}
+		case unicode.IsPrint(r) || unicode.Is(unicode.Zs, r):
+			visible = visible || unicode.In(r, unicode.L, unicode.N, unicode.S, unicode.P)
+		default:
+			return name, fmt.Sprintf("表示名に使えない文字 (U+%04X) が含まれています。", r)
 		}
-		return name, fmt.Sprintf("表示名に使えない文字 (U+%04X) が含まれています。", r)
+	}
+	if name != "" && !visible {
+		return name, "表示名には見える文字を含めてください。"
 	}
 	return name, ""
 }
 
-// zeroWidthJoiner joins emoji into one ("👩‍💻").
+// zeroWidthJoiner joins emoji into one ("👩‍💻"); a name may hold it only
+// between two parts of an emoji.
 const zeroWidthJoiner = '\u200d'
+
+// emojiPart reports whether r can stand beside a zero-width joiner in an
+// emoji: a symbol, a skin tone, or the variation selector that asks for
+// the emoji form.
+func emojiPart(r rune) bool {
+	return unicode.In(r, unicode.So, unicode.Sk) || r == '\ufe0f'
+}
 
 // newAccountProblem checks everything a new account needs.
 func newAccountProblem(login, displayName, password, password2 string) (string, string, string, string) {
