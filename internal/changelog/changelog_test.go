@@ -959,6 +959,9 @@ func TestLinksToPlain(t *testing.T) {
 		{"See [a page](https://en.wikipedia.org/wiki/Widget_(computing)) and more.", "See a page and more."},
 		{"See [link](javascript:alert(2)) and more.", "See link and more."},
 		{"Not a link: [x] (y).", "Not a link: [x] (y)."},
+		// Unbalanced or doubly nested: the address is cut at its first ")".
+		{"See [x](https://h/a_(b) more.", "See x more."},
+		{"See [x](https://h/a((b))) more.", "See x)) more."},
 	}
 	for _, tt := range tests {
 		if got := toPlain(tt.in).text; got != tt.want {

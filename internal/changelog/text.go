@@ -8,10 +8,12 @@ import (
 
 var (
 	// A link's address may hold one level of parentheses, as Wikipedia's
-	// do: "[label](https://host/a_(b))".
-	reMDLink     = regexp.MustCompile(`!?\[([^\]\n]*)\]\(((?:[^()\s]|\([^()\s]*\))*)\)`)
-	reEmphasis   = regexp.MustCompile(`\*\*|__`)
-	reUpdateNote = regexp.MustCompile(`\s*\(\d{4}/\d{1,2}/\d{1,2}\s*(?:Update|update|更新|追記)\)`)
+	// do: "[label](https://host/a_(b))"; reMDLinkPlain takes what is left,
+	// an address cut at its first ")".
+	reMDLink      = regexp.MustCompile(`!?\[([^\]\n]*)\]\(((?:[^()\s]|\([^()\s]*\))*)\)`)
+	reMDLinkPlain = regexp.MustCompile(`!?\[([^\]\n]*)\]\(([^)\s]*)\)`)
+	reEmphasis    = regexp.MustCompile(`\*\*|__`)
+	reUpdateNote  = regexp.MustCompile(`\s*\(\d{4}/\d{1,2}/\d{1,2}\s*(?:Update|update|更新|追記)\)`)
 	// "GracePeriodfeature gate" and "feature gateWindowsGMSA" lost a space.
 	reGlueBefore = regexp.MustCompile(`([a-z0-9])(feature[ -]?gates?)\b`)
 	reGlueAfter  = regexp.MustCompile(`(feature[ -]?gates?)([A-Z])`)
@@ -36,6 +38,9 @@ func toPlain(s string) plainText {
 	}
 	if strings.Contains(s, "](") {
 		s = reMDLink.ReplaceAllString(s, "$1")
+		if strings.Contains(s, "](") {
+			s = reMDLinkPlain.ReplaceAllString(s, "$1")
+		}
 	}
 	if strings.Contains(s, "**") || strings.Contains(s, "__") {
 		s = reEmphasis.ReplaceAllString(s, "")
