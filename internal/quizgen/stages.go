@@ -622,6 +622,9 @@ func (r *run) timelineOrder() {
 // should be true about as often as false. Left to the hash, the commonest
 // wrong stages (alpha above all) would make their claims nearly always
 // false, and the claims no statement is made false with always true.
+// The cost: a false statement's wording depends on the rest of its
+// document, so an ingest of a changed document may reword a statement
+// whose own fact did not change (its id, and so its review history, stay).
 func (r *run) trueFalse() {
 	l := r.lang
 	type statement struct {

@@ -3,6 +3,7 @@ package web
 import (
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -91,10 +92,16 @@ func (s *Server) staticFile(c echo.Context) error {
 	if name == "" || versioned == "" {
 		return echo.ErrNotFound
 	}
+	h := c.Response().Header()
 	if c.Request().URL.RequestURI() == versioned {
-		c.Response().Header().Set("Cache-Control", "public, max-age=31536000, immutable")
+		h.Set("Cache-Control", "public, max-age=31536000, immutable")
 	} else {
-		c.Response().Header().Set("Cache-Control", "no-cache")
+		h.Set("Cache-Control", "no-cache")
+	}
+	// The content hash is the file's entity tag: a browser asking again
+	// with it gets a 304 (http.ServeContent compares If-None-Match).
+	if _, hash, ok := strings.Cut(versioned, "?v="); ok {
+		h.Set("ETag", `"`+hash+`"`)
 	}
 	http.StripPrefix(static.URLPrefix, http.FileServerFS(static.FS())).ServeHTTP(c.Response(), c.Request())
 	return nil

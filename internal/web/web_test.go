@@ -151,11 +151,21 @@ func TestStaticFiles(t *testing.T) {
 	if cc := rec.Header().Get("Cache-Control"); !strings.Contains(cc, "immutable") {
 		t.Errorf("Cache-Control = %q", cc)
 	}
-	// Served at another version, or none, it is not cached for good.
+	// Served at another version, or none, it is not cached for good, but
+	// asked for again with its entity tag it is not sent again.
+	etag := rec.Header().Get("ETag")
+	if want := `"` + url[strings.Index(url, "?v=")+3:] + `"`; etag != want {
+		t.Errorf("ETag = %q, want the content hash %s", etag, want)
+	}
 	for _, other := range []string{"/static/htmx-2.0.11.min.js", "/static/htmx-2.0.11.min.js?v=000000000000", url + "&x=1"} {
 		rec := ts.do(httptest.NewRequest(http.MethodGet, other, nil))
 		if cc := rec.Header().Get("Cache-Control"); rec.Code != http.StatusOK || cc != "no-cache" {
 			t.Errorf("GET %s = %d, Cache-Control %q, want 200 and no-cache", other, rec.Code, cc)
+		}
+		req := httptest.NewRequest(http.MethodGet, other, nil)
+		req.Header.Set("If-None-Match", etag)
+		if rec := ts.do(req); rec.Code != http.StatusNotModified || rec.Body.Len() != 0 {
+			t.Errorf("GET %s with its ETag = %d (%d bytes), want 304 and no body", other, rec.Code, rec.Body.Len())
 		}
 	}
 	for _, path := range []string{"/static/SHA256SUMS", "/static/", "/static/../go.mod", "/static/static.go"} {
