@@ -147,12 +147,12 @@ var (
 	reDocFix         = regexp.MustCompile(`\bcomments?\b|\btypos?\b`)
 	// reLaterRelease follows a removal that is a plan.
 	reLaterRelease = regexp.MustCompile(`^\s*(?:in|with)\s+(?:a\s+|the\s+)?(?:future|later|subsequent|upcoming|next)\b`)
-	// reDoneAfter follows the object of "Deprecated X" when the word is an
-	// adjective: "Deprecated metric X has been turned off".
 	// reRevertTo follows "reverted" that goes back to a behaviour, not
 	// undoes a change of the release: "reverted back to its pre-1.27
 	// behavior".
-	reRevertTo  = regexp.MustCompile(`^\s*(?:back\s+)?to\s`)
+	reRevertTo = regexp.MustCompile(`^\s*(?:back\s+)?to\s`)
+	// reDoneAfter follows the object of "Deprecated X" when the word is an
+	// adjective: "Deprecated metric X has been turned off".
 	reDoneAfter = regexp.MustCompile(`^\s*(?:is|are|was|were|has been|have been)\s+(?:now\s+|also\s+)?(?:turned off|switched off|disabled|hidden|removed|deleted|dropped)\b`)
 	reAdvice    = regexp.MustCompile(`(?i)\bplease\b|\bconsider\b|\byou should\b|\brecommend`)
 	// reObjAround starts the object of "Removed X" or "Deprecated X" that
