@@ -129,6 +129,11 @@ type Review struct {
 // is gone, and nothing is recorded.
 var ErrQuestionChanged = fmt.Errorf("the question changed after it was shown: %w", quiz.ErrConflict)
 
+// ErrNotSubscribed refuses a review from the page of every subscribed deck
+// of a card whose deck the learner no longer (or never did) subscribe to;
+// nothing is recorded. It is a quiz.ErrNotFound.
+var ErrNotSubscribed = fmt.Errorf("the question is in no deck the learner subscribes to: %w", quiz.ErrNotFound)
+
 // ErrCardReviewed refuses a review of a card that has been graded since it
 // was put to the learner: the card their answer was to is gone, and nothing
 // is recorded.
@@ -333,7 +338,7 @@ func checkReview(r Review, sc StudyCard, subscribed bool) error {
 		return fmt.Errorf("question %d is not in deck %q: %w", r.QuestionID, r.Deck, quiz.ErrNotFound)
 	}
 	if r.Subscribed && !subscribed {
-		return fmt.Errorf("question %d is not in a deck the learner subscribes to: %w", r.QuestionID, quiz.ErrNotFound)
+		return fmt.Errorf("question %d: %w", r.QuestionID, ErrNotSubscribed)
 	}
 	if err := sc.Presented(r.AnswerKey, r.ShownAt); err != nil {
 		return err

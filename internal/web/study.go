@@ -131,7 +131,11 @@ func (s *Server) answer(c echo.Context) error {
 		return err
 	}
 	if !card.InScope(f.scope) {
-		return echo.ErrNotFound // a card the study page cannot have shown
+		if f.scope == "" {
+			// Unsubscribed since the card was shown: on to the next one.
+			return s.stale(c, u, f, nil, store.ErrNotSubscribed, now)
+		}
+		return echo.ErrNotFound // a deck the study page cannot have sent
 	}
 	if err := card.Presented(f.answerKey, time.UnixMilli(f.shownAt)); err != nil {
 		return s.stale(c, u, f, &card.StudyCard, err, now)
@@ -168,7 +172,7 @@ func (s *Server) grade(c echo.Context) error {
 		// An answer that does not fit the question: the form was not ours.
 		return echo.NewHTTPError(http.StatusUnprocessableEntity).SetInternal(err)
 	}
-	if errors.Is(err, store.ErrCardReviewed) || errors.Is(err, store.ErrQuestionChanged) {
+	if errors.Is(err, store.ErrCardReviewed) || errors.Is(err, store.ErrQuestionChanged) || errors.Is(err, store.ErrNotSubscribed) {
 		return s.stale(c, u, in.form, nil, err, now)
 	}
 	if err != nil {
@@ -192,18 +196,23 @@ func (s *Server) grade(c echo.Context) error {
 }
 
 // stale answers a form whose page no longer shows its card as it is
-// (store.StudyCard.Presented's err), recording nothing: a card graded since
-// (another tab's page, or one reached again with the Back button) moves on
-// to the next card; a question edited since is put again, as a new
-// presentation. sc is the card as stored now, or nil to read it.
+// (store.StudyCard.Presented's err, or store.ErrNotSubscribed), recording
+// nothing: a card graded since (another tab's page, or one reached again
+// with the Back button), or of a deck unsubscribed since, moves on to the
+// next card; a question edited since is put again, as a new presentation.
+// sc is the card as stored now, or nil to read it.
 func (s *Server) stale(c echo.Context, u quiz.User, f studyForm, sc *store.StudyCard, err error, now time.Time) error {
 	ctx := c.Request().Context()
-	if errors.Is(err, store.ErrCardReviewed) {
-		next, err := s.db.NextCard(ctx, u, f.scope, now)
-		if err != nil {
-			return err
+	if errors.Is(err, store.ErrCardReviewed) || errors.Is(err, store.ErrNotSubscribed) {
+		next, nerr := s.db.NextCard(ctx, u, f.scope, now)
+		if nerr != nil {
+			return nerr
 		}
-		return s.renderNext(c, u, next, msgCardReviewed, now)
+		msg := msgCardReviewed
+		if errors.Is(err, store.ErrNotSubscribed) {
+			msg = msgNotSubscribed
+		}
+		return s.renderNext(c, u, next, msg, now)
 	}
 	if sc == nil {
 		card, err := s.db.PreviewCard(ctx, u.ID, f.questionID, now)

@@ -239,6 +239,10 @@ const msgQuestionChanged = "この問題は表示の後に更新されました�
 // card's last review.
 const msgCardReviewed = "このカードは、この画面を表示した後に評価済みです (別のタブか、戻るボタンで戻った画面から)。今回の評価は記録していません。"
 
+// msgNotSubscribed tells that the card on screen belongs to a deck the
+// learner has unsubscribed from since (in another tab, say).
+const msgNotSubscribed = "この問題のデッキは購読していません (別のタブで購読をやめた場合など)。回答は記録していません。"
+
 // msgRepeatedPosition asks again for an order question's answer.
 const msgRepeatedPosition = "同じ番号が 2 つ以上の項目にあります。項目ごとに別の番号を選んでください。"
 

@@ -577,15 +577,8 @@ func TestStudyOwnership(t *testing.T) {
 		{"answer with unknown fields", "/study/grade", env.answerForm(env.q["single"], newPresentationID(),
 			url.Values{"answer": {`{"Correct":true}`}, "rating": {"3"}, "ms": {"0"}}), 422},
 		{"unknown deck", "/decks/nope/subscription", url.Values{"subscribed": {"1"}}, 404},
-		// The page of every subscribed deck cannot show a card of a
-		// deck alice does not subscribe to (she may study it on its own
-		// page, subscribed or not).
-		{"answer from all decks a card of a deck not subscribed", "/study/answer", env.answerForm(env.q["single"], newPresentationID(),
-			url.Values{"d": {""}, "choice": {"0"}}), 404},
 		{"answer on its deck's page a card of a deck not subscribed", "/study/answer", env.answerForm(env.q["single"], newPresentationID(),
 			url.Values{"choice": {"0"}}), 200},
-		{"grade from all decks a card of a deck not subscribed", "/study/grade", env.answerForm(env.q["multi"], newPresentationID(),
-			url.Values{"d": {""}, "answer": {`{"selected":[0]}`}, "rating": {"3"}, "ms": {"0"}}), 404},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -596,6 +589,25 @@ func TestStudyOwnership(t *testing.T) {
 	}
 	if rec := env.alice.get("/study/no-such-deck", false); rec.Code != http.StatusNotFound {
 		t.Errorf("GET /study/no-such-deck = %d, want 404", rec.Code)
+	}
+	// The page of every subscribed deck shows no card of a deck alice does
+	// not subscribe to (she may study it on its own page, subscribed or
+	// not): an answer or a grade of one from there (her page from before
+	// she unsubscribed in another tab) records nothing and moves on.
+	for name, post := range map[string]struct {
+		path string
+		form url.Values
+	}{
+		"answer": {"/study/answer", env.answerForm(env.q["multi"], newPresentationID(), url.Values{"d": {""}, "sel": {"0"}})},
+		"grade":  {"/study/grade", env.answerForm(env.q["multi"], newPresentationID(), url.Values{"d": {""}, "answer": {`{"selected":[0]}`}, "rating": {"3"}, "ms": {"0"}})},
+	} {
+		rec := env.alice.post(post.path, post.form, true)
+		if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), msgNotSubscribed) || strings.Contains(rec.Body.String(), "feedback") {
+			t.Errorf("%s from all decks, not subscribed = %d: %.500s", name, rec.Code, rec.Body.String())
+		}
+		if !env.card(env.alice, "multi").IsNew {
+			t.Fatalf("%s from all decks, not subscribed, recorded a review", name)
+		}
 	}
 	// Subscribed, she may answer it from the page of every deck.
 	if rec := env.alice.post("/decks/v1-36-sig-node/subscription", url.Values{"subscribed": {"1"}}, true); rec.Code != http.StatusOK {
