@@ -732,11 +732,11 @@ func newIngestJobs(parent context.Context, wg *sync.WaitGroup, log *slog.Logger)
 // is already running or done.
 func (j *ingestJobs) start(key string, userID int64, work ingestWork) {
 	j.mu.Lock()
+	j.evictLocked(time.Now()) // first: an expired job of this key is started afresh
 	if _, ok := j.jobs[key]; ok {
 		j.mu.Unlock()
 		return
 	}
-	j.evictLocked(time.Now())
 	job := &ingestJobState{userID: userID, running: true, step: "順番を待っています", total: 1}
 	j.jobs[key] = job
 	j.mu.Unlock()
@@ -781,7 +781,7 @@ func (j *ingestJobs) get(key string, userID int64) (ingestJobState, bool) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	job, ok := j.jobs[key]
-	if !ok || job.userID != userID || !job.running && time.Since(job.finished) > ingestJobMaxAge {
+	if !ok || job.userID != userID || expired(job, time.Now()) {
 		return ingestJobState{}, false
 	}
 	return *job, true
@@ -798,6 +798,11 @@ func (j *ingestJobs) drop(prefix string) {
 	}
 }
 
+// expired reports whether a job finished longer than ingestJobMaxAge ago.
+func expired(job *ingestJobState, now time.Time) bool {
+	return !job.running && now.Sub(job.finished) > ingestJobMaxAge
+}
+
 // evictLocked drops old finished jobs, and the oldest finished ones while
 // more than ingestJobsKept remain.
 func (j *ingestJobs) evictLocked(now time.Time) {
@@ -805,7 +810,7 @@ func (j *ingestJobs) evictLocked(now time.Time) {
 	for k, job := range j.jobs {
 		switch {
 		case job.running:
-		case now.Sub(job.finished) > ingestJobMaxAge:
+		case expired(job, now):
 			delete(j.jobs, k)
 		default:
 			finished = append(finished, k)

@@ -690,4 +690,15 @@ func TestIngestJobsExpire(t *testing.T) {
 	if _, ok := jobs.get("k", 1); ok {
 		t.Error("a job finished longer ago than ingestJobMaxAge is still there")
 	}
+	// Asked for again (the preview page after a save found it gone), it
+	// runs afresh.
+	ran := false
+	jobs.start("k", 1, func(context.Context, func(string, int, int)) (views.IngestPreview, error) {
+		ran = true
+		return views.IngestPreview{}, nil
+	})
+	wg.Wait()
+	if _, ok := jobs.get("k", 1); !ok || !ran {
+		t.Errorf("an expired job started again: ran %v, found %v", ran, ok)
+	}
 }
