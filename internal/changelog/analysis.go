@@ -118,7 +118,7 @@ func analyzeStages(pt plainText, ms []mention, ctx analysisCtx) []event {
 	firstSupports := false
 	for si, sn := range splitSentences(s) {
 		if si == 0 {
-			firstSupports = strings.Contains(pt.low[sn.start:sn.end], "support")
+			firstSupports = reAddsSupport.MatchString(pt.low[sn.start:sn.end])
 		}
 		for mi < len(ms) && ms[mi].start < sn.start {
 			mi++
@@ -330,6 +330,10 @@ func subjectsOf(sent string, ms []mention, matches []stageMatch, i, prevEnd int,
 // reRestriction starts a clause whose subject is a limit put on what it
 // names, not the thing named.
 var reRestriction = regexp.MustCompile(`^(?:[a-z0-9-]+:\s*)?(?:the\s+|this\s+|a\s+)?(?:limitation|restriction|requirement|constraint|check|validation|warning)s?\s+(?:that|on|of|for|against|to|which)\b`)
+
+// reAddsSupport is a sentence that adds support for something: "Added full
+// cgroup v2 swap support", not "Removed support for …" nor "unsupported".
+var reAddsSupport = regexp.MustCompile(`\b(?:add(?:s|ed|ing)?|introduc(?:e|es|ed|ing)|implement(?:s|ed|ing)?|enabl(?:e|es|ed|ing))\b[^.;]*\bsupport\b`)
 
 // namesFlagOrGate reports whether a flag or a feature gate is mentioned
 // between lo and hi.

@@ -943,6 +943,10 @@ func TestRemovalOfALimitOrASupport(t *testing.T) {
 		{"Removed the deprecated `--foo-mode` flag. Support for the `--bar-mode` flag is also removed.", "--bar-mode", StageRemoved, ""},
 		{"The `WidgetGate` feature gate graduated to GA. Support for the `WidgetLegacy` feature gate is removed.", "WidgetLegacy", StageRemoved, ""},
 		{"Added widget support for `Limited` mode. Support for the `--widget-legacy` flag is removed.", "--widget-legacy", StageRemoved, ""},
+		{"Removed the deprecated `--foo-mode` flag. Support for `cgroup v1` is removed.", "cgroup v1", StageRemoved, ""},
+		{"Removed support for the legacy `WidgetAPI`. Support for `cgroup v1` is removed.", "cgroup v1", StageRemoved, ""},
+		{"The `WidgetAPI` is now unsupported. Support for `cgroup v1` is removed.", "cgroup v1", StageRemoved, ""},
+		{"The widget support matrix was updated. Support for `cgroup v1` is removed.", "cgroup v1", StageRemoved, ""},
 		// "warning" before a name is no limit on it.
 		{"The warning `widget_warning_total` metric was removed.", "widget_warning_total", StageRemoved, ""},
 		{"The `WidgetLimits` feature gate has been removed.", "WidgetLimits", StageRemoved, ""},
