@@ -150,8 +150,10 @@ func printIngest(out io.Writer, inputs []store.ChangelogInput, results []store.I
 			parts[j] = fmt.Sprintf("%s %d", k, r.EntriesByKind[changelog.Kind(k)])
 		}
 		fmt.Fprintf(out, "  entries        %4d: %s\n", r.Entries, strings.Join(parts, ", "))
-		if doc.OtherSIGs > 0 || doc.Unlabelled > 0 {
+		if doc.OtherSIGs > 0 {
 			fmt.Fprintf(out, "  left out       %4d: labelled with other SIGs than %s only\n", doc.OtherSIGs, doc.SIG)
+		}
+		if doc.Unlabelled > 0 {
 			fmt.Fprintf(out, "  unlabelled     %4d: kept among the entries, as they may be %s's\n", doc.Unlabelled, doc.SIG)
 		}
 		fmt.Fprintf(out, "  stage changes  %4d\n", r.StageChanges)

@@ -759,3 +759,36 @@ func TestRecordReviewGradedSinceShown(t *testing.T) {
 		})
 	}
 }
+
+// TestRecordReviewFromSubscribedDecks: a review asking for a subscribed
+// deck (the page of every subscribed deck) of a card of another deck is
+// ErrNotSubscribed and records nothing; once subscribed, it is recorded.
+// A review naming the card's deck needs no subscription.
+func TestRecordReviewFromSubscribedDecks(t *testing.T) {
+	ctx := context.Background()
+	db := newTestDB(t)
+	now := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	alice := addStudyUser(t, db, "alice", studyUserOpts{})
+	deck := addStudyDeck(t, db, "d", "1.36")
+	q1 := addStudyQuestion(t, db, deck, 1, quiz.Published, sampleQuestion("q1"))
+	q2 := addStudyQuestion(t, db, deck, 2, quiz.Published, sampleQuestion("q2"))
+	review := func(q int64, id int, r Review) (Recorded, error) {
+		r.UserID, r.QuestionID, r.RequestID, r.Rating, r.Response, r.At = alice, q, reqID(id), fsrs.Good, quiz.Response{Choice: 1}, now
+		return db.RecordReview(ctx, r)
+	}
+	if _, err := review(q1, 1, Review{Subscribed: true}); !errors.Is(err, ErrNotSubscribed) || !errors.Is(err, quiz.ErrNotFound) {
+		t.Fatalf("not subscribed: %v, want ErrNotSubscribed", err)
+	}
+	if _, ok := readCard(t, db, alice, q1); ok {
+		t.Fatal("a refused review made a card")
+	}
+	if _, err := review(q2, 2, Review{Deck: "d"}); err != nil {
+		t.Errorf("on the deck's own page, not subscribed: %v", err)
+	}
+	if _, err := db.SetSubscription(ctx, alice, "d", true, now); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := review(q1, 3, Review{Subscribed: true}); err != nil {
+		t.Errorf("subscribed: %v", err)
+	}
+}
