@@ -24,9 +24,10 @@ const (
 	URLPrefix = "/static/"
 )
 
-// Assets serves the embedded files and knows each one's cache-busting URL.
+// Assets serves the embedded files and knows each one's content hash, the
+// version in its cache-busting URL.
 type Assets struct {
-	urls map[string]string
+	hashes, urls map[string]string // both built once: pages ask for URLs on every render
 }
 
 // FS is the embedded file tree.
@@ -35,7 +36,7 @@ func FS() fs.FS { return files }
 // New hashes every embedded file once, so that URLs change whenever a file's
 // content does and browsers may cache them for good.
 func New() (*Assets, error) {
-	a := &Assets{urls: map[string]string{}}
+	a := &Assets{hashes: map[string]string{}, urls: map[string]string{}}
 	err := fs.WalkDir(files, ".", func(name string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -45,7 +46,8 @@ func New() (*Assets, error) {
 			return err
 		}
 		sum := sha256.Sum256(b)
-		a.urls[name] = URLPrefix + name + "?v=" + hex.EncodeToString(sum[:6])
+		a.hashes[name] = hex.EncodeToString(sum[:6])
+		a.urls[name] = URLPrefix + name + "?v=" + a.hashes[name]
 		return nil
 	})
 	if err != nil {
@@ -56,3 +58,7 @@ func New() (*Assets, error) {
 
 // URL returns the versioned URL of an embedded file, or "" if there is none.
 func (a *Assets) URL(name string) string { return a.urls[name] }
+
+// Hash returns the content hash of an embedded file (its URL's version),
+// or "" if there is none.
+func (a *Assets) Hash(name string) string { return a.hashes[name] }

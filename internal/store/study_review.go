@@ -334,11 +334,8 @@ func (db *DB) recordReview(ctx context.Context, q txStmts, p pendingReview) (out
 
 // checkReview refuses a review that does not fit the card it is for.
 func checkReview(r Review, sc StudyCard, subscribed bool) error {
-	if r.Deck != "" && r.Deck != sc.Question.DeckSlug {
-		return fmt.Errorf("question %d is not in deck %q: %w", r.QuestionID, r.Deck, quiz.ErrNotFound)
-	}
-	if r.Subscribed && !subscribed {
-		return fmt.Errorf("question %d: %w", r.QuestionID, ErrNotSubscribed)
+	if err := scopeError(r.Deck, r.Subscribed, sc, subscribed); err != nil {
+		return err
 	}
 	if err := sc.Presented(r.AnswerKey, r.ShownAt); err != nil {
 		return err
@@ -346,16 +343,25 @@ func checkReview(r Review, sc StudyCard, subscribed bool) error {
 	return sc.Question.Question.CheckResponse(r.Response)
 }
 
-// InScope reports whether the study page of deck, or of every deck the
-// learner subscribes to when deck is empty, can show the card: a deck may
-// be studied on its own page, subscribed or not, but the page of every
-// subscribed deck shows only those (Review.Deck and Review.Subscribed ask
-// the same of a review).
-func (c CardPreview) InScope(deck string) bool {
-	if deck != "" {
-		return deck == c.Question.DeckSlug
+// scopeError refuses a card its study page cannot show: not of deck, when
+// one is named, or, with subscribedOnly (the page of every subscribed
+// deck), of a deck the learner does not subscribe to (ErrNotSubscribed). A
+// deck may be studied on its own page, subscribed or not.
+func scopeError(deck string, subscribedOnly bool, sc StudyCard, subscribed bool) error {
+	if deck != "" && deck != sc.Question.DeckSlug {
+		return fmt.Errorf("question %d is not in deck %q: %w", sc.Question.ID, deck, quiz.ErrNotFound)
 	}
-	return c.Subscribed
+	if subscribedOnly && !subscribed {
+		return fmt.Errorf("question %d: %w", sc.Question.ID, ErrNotSubscribed)
+	}
+	return nil
+}
+
+// ScopeError refuses the card if the study page of deck, or of every deck
+// the learner subscribes to when deck is empty, cannot show it; see
+// scopeError, which checks a review the same way.
+func (c CardPreview) ScopeError(deck string) error {
+	return scopeError(deck, deck == "", c.StudyCard, c.Subscribed)
 }
 
 // refused answers a review refused before it wrote anything (err). When its

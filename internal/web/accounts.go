@@ -111,16 +111,11 @@ func displayNameProblem(name string) (string, string) {
 	rs := []rune(name)
 	visible := false
 	for i, r := range rs {
-		switch {
-		case r == zeroWidthJoiner:
-			if i == 0 || i == len(rs)-1 || !emojiPart(rs[i-1]) || !emojiPart(rs[i+1]) {
-				return name, fmt.Sprintf("表示名に使えない文字 (U+%04X) が含まれています。", r)
-			}
-		case unicode.IsPrint(r) || unicode.Is(unicode.Zs, r):
-			visible = visible || unicode.In(r, unicode.L, unicode.N, unicode.S, unicode.P)
-		default:
+		joins := r == zeroWidthJoiner && i > 0 && i < len(rs)-1 && emojiPart(rs[i-1]) && emojiPart(rs[i+1])
+		if !joins && !unicode.IsPrint(r) && !unicode.Is(unicode.Zs, r) {
 			return name, fmt.Sprintf("表示名に使えない文字 (U+%04X) が含まれています。", r)
 		}
+		visible = visible || unicode.In(r, unicode.L, unicode.N, unicode.S, unicode.P)
 	}
 	if name != "" && !visible {
 		return name, "表示名には見える文字を含めてください。"

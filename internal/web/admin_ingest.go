@@ -323,7 +323,7 @@ func (h *ingester) status(c echo.Context) error {
 	if ok && job.running && c.Request().Header.Get("HX-Request") == "true" {
 		return h.s.render(c, http.StatusOK, views.IngestProgressFragment(h.progressView(id, o, job, again)))
 	}
-	page := h.progressView(id, o, job, again).PageURL
+	page := ingestPreviewURL(id, o, again)
 	if c.Request().Header.Get("HX-Request") == "true" {
 		c.Response().Header().Set("HX-Redirect", page)
 		return c.NoContent(http.StatusOK)
@@ -334,12 +334,21 @@ func (h *ingester) status(c echo.Context) error {
 // progressView is a running job's progress; again carries a save's
 // "previewed again" notice (see apply) on to the preview.
 func (h *ingester) progressView(id string, o ingestOptions, j ingestJobState, again bool) views.IngestProgress {
-	suffix := ""
+	return views.IngestProgress{StatusURL: "/admin/ingest/" + id + "/status?" + o.query() + againParam(again),
+		PageURL: ingestPreviewURL(id, o, again), Step: j.step, Done: j.done, Total: j.total}
+}
+
+// ingestPreviewURL is ingestURL, saying when again that a save found no preview
+// of what it would store and this one was made in its place.
+func ingestPreviewURL(id string, o ingestOptions, again bool) string {
+	return ingestURL(id, o) + againParam(again)
+}
+
+func againParam(again bool) string {
 	if again {
-		suffix = "&again=1"
+		return "&again=1"
 	}
-	return views.IngestProgress{StatusURL: "/admin/ingest/" + id + "/status?" + o.query() + suffix, PageURL: ingestURL(id, o) + suffix,
-		Step: j.step, Done: j.done, Total: j.total}
+	return ""
 }
 
 // apply parses and generates again, so that the timeline is the stored one
@@ -365,7 +374,7 @@ func (h *ingester) apply(c echo.Context) error {
 	}
 	job, ok := h.jobs.get(jobKey(id, o), u.ID)
 	if !ok || job.running || job.err != nil || len(job.preview.Problems) > 0 {
-		return c.Redirect(http.StatusSeeOther, ingestURL(id, o)+"&again=1")
+		return c.Redirect(http.StatusSeeOther, ingestPreviewURL(id, o, true))
 	}
 	inputs, problems, err := h.prepare(ctx, files, o, func(string, int, int) {})
 	if err != nil {
@@ -380,7 +389,7 @@ func (h *ingester) apply(c echo.Context) error {
 		}
 		if digest != job.preview.Digest {
 			h.jobs.drop(jobKey(id, o))
-			return c.Redirect(http.StatusSeeOther, ingestURL(id, o)+"&again=1")
+			return c.Redirect(http.StatusSeeOther, ingestPreviewURL(id, o, true))
 		}
 	}
 	if len(problems) > 0 {

@@ -3,7 +3,6 @@ package web
 import (
 	"net/http"
 	"net/url"
-	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -100,9 +99,7 @@ func (s *Server) staticFile(c echo.Context) error {
 	}
 	// The content hash is the file's entity tag: a browser asking again
 	// with it gets a 304 (http.ServeContent compares If-None-Match).
-	if _, hash, ok := strings.Cut(versioned, "?v="); ok {
-		h.Set("ETag", `"`+hash+`"`)
-	}
+	h.Set("ETag", `"`+s.assets.Hash(name)+`"`)
 	http.StripPrefix(static.URLPrefix, http.FileServerFS(static.FS())).ServeHTTP(c.Response(), c.Request())
 	return nil
 }

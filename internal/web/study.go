@@ -130,11 +130,9 @@ func (s *Server) answer(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if !card.InScope(f.scope) {
-		if f.scope == "" {
-			// Unsubscribed since the card was shown: on to the next one.
-			return s.stale(c, u, f, nil, store.ErrNotSubscribed, now)
-		}
+	if err := card.ScopeError(f.scope); errors.Is(err, store.ErrNotSubscribed) {
+		return s.stale(c, u, f, nil, err, now) // unsubscribed since the card was shown
+	} else if err != nil {
 		return echo.ErrNotFound // a deck the study page cannot have sent
 	}
 	if err := card.Presented(f.answerKey, time.UnixMilli(f.shownAt)); err != nil {
