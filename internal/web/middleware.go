@@ -24,21 +24,40 @@ const (
 // space: "6 MB", beside per-file sizes in MiB.
 var uploadBodyText = strings.TrimSuffix(uploadBodyLimit, "M") + " MB"
 
+// uploadKey is where isUpload keeps its answer for the rest of the request.
+const uploadKey = "kubequiz.upload"
+
 // isUpload reports whether a request posts files to an admin upload route
-// and carries a session cookie: only then does it get the larger body limit.
-// Whether the session is valid is checked later (loadSession, requireAdmin);
-// a request without any session cookie is refused there anyway, so it need
-// not be read past the small limit first.
+// from a signed-in admin: only then does it get the larger body limit. The
+// body limits run before the session is loaded, so this looks the session
+// up itself (a cached lookup, as loadSession's); a forged or stale session
+// cookie, or a learner's, gets the small limit and is refused later by
+// requireAdmin. A lookup that fails also gets the small limit: loadSession
+// meets the same failure and answers with it.
 func (s *Server) isUpload(c echo.Context) bool {
+	if v, ok := c.Get(uploadKey).(bool); ok {
+		return v
+	}
+	v := s.adminUpload(c)
+	c.Set(uploadKey, v)
+	return v
+}
+
+func (s *Server) adminUpload(c echo.Context) bool {
 	if c.Request().Method != http.MethodPost {
 		return false
 	}
 	switch c.Request().URL.Path {
 	case "/admin/import", "/admin/ingest":
-		ck, err := c.Cookie(s.sessionCookieName(c))
-		return err == nil && ck.Value != ""
+	default:
+		return false
 	}
-	return false
+	ck, err := c.Cookie(s.sessionCookieName(c))
+	if err != nil || !wellFormedToken(ck.Value) {
+		return false
+	}
+	u, _, err := s.db.SessionUser(c.Request().Context(), hashToken(ck.Value), time.Now(), idleTimeout)
+	return err == nil && u.IsAdmin()
 }
 
 // contentSecurityPolicy allows no inline script or style and nothing from

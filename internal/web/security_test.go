@@ -341,15 +341,50 @@ func TestUnknownMethods(t *testing.T) {
 	}
 }
 
-// TestUploadLimitNeedsSession: without a session cookie an upload route
-// gets the small body limit; a signed-in admin gets the large one.
+// TestUploadLimitNeedsSession: an upload route gets the large body limit
+// only from a signed-in admin; without a session, with a made-up or stale
+// session cookie, or from a learner, it gets the small one.
 func TestUploadLimitNeedsSession(t *testing.T) {
 	ts := withAdmin(t, newAccountServer(t, Config{}))
 	big := map[string][]byte{"big.yaml": bytes.Repeat([]byte("#"), 2<<20)}
-	for _, path := range []string{"/admin/import", "/admin/ingest"} {
-		anon := newClient(t, ts, "127.0.7.1")
-		if rec := anon.postFiles(path, big); rec.Code != http.StatusRequestEntityTooLarge {
-			t.Errorf("2 MB upload to %s without a session = %d, want 413", path, rec.Code)
+	made, _, err := newToken()
+	if err != nil {
+		t.Fatal(err)
+	}
+	learner := newClient(t, ts, "127.0.7.3")
+	if rec := learner.register("lena", memberPassword, nil); rec.Code != http.StatusSeeOther {
+		t.Fatalf("register = %d", rec.Code)
+	}
+	stale := newClient(t, ts, "127.0.7.4")
+	stale.mustLogin("root", adminPassword)
+	staleToken := stale.cookies[sessionCookie]
+	if rec := stale.post("/logout", url.Values{}); rec.Code != http.StatusSeeOther {
+		t.Fatalf("logout = %d", rec.Code)
+	}
+	tests := []struct {
+		name    string
+		session string // the session cookie sent; "" sends none
+		cl      *client
+	}{
+		{"no session cookie", "", nil},
+		{"any value", "x", nil},
+		{"a well-formed token of no session", made, nil},
+		{"a signed-out admin's token", staleToken, nil},
+		{"a learner's session", "", learner},
+	}
+	for _, tt := range tests {
+		for _, path := range []string{"/admin/import", "/admin/ingest"} {
+			cl := tt.cl
+			if cl == nil {
+				cl = newClient(t, ts, "127.0.7.1")
+				cl.csrfToken() // first: a page clears a session cookie of no session
+				if tt.session != "" {
+					cl.cookies[sessionCookie] = tt.session
+				}
+			}
+			if rec := cl.postFiles(path, big); rec.Code != http.StatusRequestEntityTooLarge {
+				t.Errorf("%s: 2 MB upload to %s = %d, want 413", tt.name, path, rec.Code)
+			}
 		}
 	}
 	admin := newClient(t, ts, "127.0.7.2")
