@@ -569,7 +569,6 @@ func (a *accounts) changePassword(c echo.Context) error {
 		return err
 	}
 	a.setSessionCookie(c, tok, expires)
-	a.rotateCSRF(c)
 	a.log.InfoContext(ctx, "password changed", "user_id", u.ID, "login", u.Login, "ip", c.RealIP())
 	return c.Redirect(http.StatusSeeOther, "/account?done=password")
 }

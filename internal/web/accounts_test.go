@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/labstack/echo/v4"
 
 	"kubequiz/internal/quiz"
 	"kubequiz/internal/store"
@@ -486,12 +489,99 @@ func TestCSRFRotatesAtLogin(t *testing.T) {
 	cl := newClient(t, ts, "127.0.0.1")
 	before := cl.csrfToken()
 	cl.mustLogin("root", adminPassword)
-	if _, ok := cl.cookies[csrfCookie]; ok {
-		t.Fatal("login kept the CSRF cookie")
+	after, ok := cl.cookies[csrfCookie]
+	if !ok || after == before {
+		t.Fatalf("CSRF cookie after login = %q (set %v), want a new one", after, ok)
 	}
-	cl.get("/account")
-	if after := cl.csrfToken(); after == before {
-		t.Error("the CSRF token planted before login still works after it")
+	if want := sessionCSRF(cl.cookies[sessionCookie]); after != want {
+		t.Errorf("CSRF cookie after login = %q, want the session's token %q", after, want)
+	}
+	if rec := cl.postRaw("/account/name", url.Values{csrfFormField: {before}, "display_name": {"Planted"}}); rec.Code != http.StatusForbidden {
+		t.Errorf("the token from before login = %d, want 403", rec.Code)
+	}
+}
+
+// TestCSRFBoundToSession: a signed-in browser's CSRF cookie must be its
+// session's token. A cookie planted with a token of the attacker's own (from
+// a sibling subdomain, or over plain HTTP), or another user's token, is
+// refused even when the form sends the same token; the same-origin browser
+// that echo lets through without a token is not refused, and a page
+// replaces a cookie that is not the session's.
+func TestCSRFBoundToSession(t *testing.T) {
+	for _, secure := range []bool{false, true} {
+		ts := withAdmin(t, newAccountServer(t, Config{SecureCookies: secure}))
+		csrfName, sessName := csrfCookie, sessionCookie
+		if secure {
+			csrfName, sessName = csrfCookieSecure, sessionCookieSecure
+		}
+		alice, bob := newClient(t, ts, "127.0.8.1"), newClient(t, ts, "127.0.8.2")
+		for _, r := range []struct {
+			cl    *client
+			login string
+		}{{alice, "alice"}, {bob, "bob"}} {
+			if rec := r.cl.register(r.login, memberPassword, nil); rec.Code != http.StatusSeeOther {
+				t.Fatalf("register %s = %d", r.login, rec.Code)
+			}
+		}
+		own, bobs := alice.cookies[csrfName], bob.cookies[csrfName]
+		tests := []struct {
+			name   string
+			cookie string // alice's CSRF cookie for this request
+			token  string // the token in the form; "" sends none
+			header map[string]string
+			want   int
+		}{
+			{"a planted cookie and the same token", "planted", "planted", nil, http.StatusForbidden},
+			{"a planted well-formed token", sessionCSRF("not a session"), sessionCSRF("not a session"), nil, http.StatusForbidden},
+			{"another user's cookie and token", bobs, bobs, nil, http.StatusForbidden},
+			{"a planted cookie, the token in the header", "planted", "", map[string]string{echo.HeaderXCSRFToken: "planted"}, http.StatusForbidden},
+			{"a planted cookie from a sibling subdomain", "planted", "planted", map[string]string{"Sec-Fetch-Site": "same-site"}, http.StatusForbidden},
+			{"the session's own token", own, own, nil, http.StatusSeeOther},
+			{"a same-origin browser, no token", "planted", "", map[string]string{"Sec-Fetch-Site": "same-origin"}, http.StatusSeeOther},
+		}
+		for i, tt := range tests {
+			name := fmt.Sprintf("Name %d", i)
+			form := url.Values{"display_name": {name}}
+			if tt.token != "" {
+				form.Set(csrfFormField, tt.token)
+			}
+			req := httptest.NewRequest(http.MethodPost, "/account/name", strings.NewReader(form.Encode()))
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			for k, v := range tt.header {
+				req.Header.Set(k, v)
+			}
+			req.RemoteAddr = alice.ip + ":40000"
+			req.AddCookie(&http.Cookie{Name: sessName, Value: alice.cookies[sessName]})
+			req.AddCookie(&http.Cookie{Name: csrfName, Value: tt.cookie})
+			rec := ts.do(req)
+			if rec.Code != tt.want {
+				t.Errorf("secure=%v, %s: POST /account/name = %d, want %d", secure, tt.name, rec.Code, tt.want)
+			}
+			changed := displayName(t, ts, "alice") == name
+			if changed != (tt.want == http.StatusSeeOther) {
+				t.Errorf("secure=%v, %s: display name changed = %v after %d", secure, tt.name, changed, rec.Code)
+			}
+		}
+
+		// A page replaces a planted cookie with the session's token and
+		// shows that token.
+		alice.cookies[csrfName] = "planted"
+		rec := alice.get("/account")
+		if got := alice.cookies[csrfName]; got != own {
+			t.Errorf("secure=%v: CSRF cookie after a page = %q, want the session's %q", secure, got, own)
+		}
+		n := 0
+		for _, v := range rec.Header().Values("Set-Cookie") {
+			if strings.HasPrefix(v, csrfName+"=") {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("secure=%v: the page set the CSRF cookie %d times, want once: %q", secure, n, rec.Header().Values("Set-Cookie"))
+		}
+		if body := rec.Body.String(); !strings.Contains(body, `name="_csrf" value="`+own+`"`) {
+			t.Errorf("secure=%v: the account page does not carry the session's token", secure)
+		}
 	}
 }
 

@@ -1,7 +1,11 @@
 package web
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -47,11 +51,7 @@ func (s *Server) csrf() echo.MiddlewareFunc {
 			CookieSecure:   secure,
 			CookieHTTPOnly: true,
 			CookieSameSite: http.SameSiteLaxMode,
-			ErrorHandler: func(err error, c echo.Context) error {
-				s.log.WarnContext(c.Request().Context(), "csrf check failed",
-					"method", c.Request().Method, "path", c.Request().URL.Path, "ip", c.RealIP())
-				return echo.NewHTTPError(http.StatusForbidden, "invalid csrf token").SetInternal(err)
-			},
+			ErrorHandler:   s.csrfRefused,
 		})
 	}
 	plain, secure := build(false), build(true)
@@ -66,6 +66,98 @@ func (s *Server) csrf() echo.MiddlewareFunc {
 	}
 }
 
+// csrfRefused is the answer to a request that fails a CSRF check: a 403,
+// logged.
+func (s *Server) csrfRefused(err error, c echo.Context) error {
+	s.log.WarnContext(c.Request().Context(), "csrf check failed",
+		"method", c.Request().Method, "path", c.Request().URL.Path, "ip", c.RealIP())
+	return echo.NewHTTPError(http.StatusForbidden, "invalid csrf token").SetInternal(err)
+}
+
+// sessionCSRFKey is where loadSession keeps the CSRF token of the request's
+// session.
+const sessionCSRFKey = "kubequiz.session.csrf"
+
+// sessionCSRF is the CSRF token of a signed-in browser: an HMAC of a fixed
+// label keyed with its session token. Only that browser holds the session
+// token (its cookie is HttpOnly), and the CSRF token, which pages show,
+// gives nothing of it away.
+func sessionCSRF(sessionToken string) string {
+	m := hmac.New(sha256.New, []byte(sessionToken))
+	m.Write([]byte("kubequiz csrf v1"))
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+}
+
+// bindCSRF holds a signed-in browser to its session's CSRF token. echo's
+// double-submit check (csrf) only compares the token sent with the CSRF
+// cookie, and takes any cookie: one planted by a sibling subdomain or over
+// plain HTTP, with a token of the attacker's choosing, would pass. This
+// check, after the session is loaded, refuses a state-changing request
+// whose CSRF cookie is not its session's token. A request echo let through
+// on Sec-Fetch-Site (same-origin or none) carried no token to check, and
+// is not refused here either.
+//
+// Any other request of a signed-in browser whose cookie is not its
+// session's (one signed in before this check existed, or one with a
+// planted cookie) gets the session's token, in its cookie and its page.
+func (s *Server) bindCSRF(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		tok, ok := c.Get(sessionCSRFKey).(string)
+		if !ok || unrouted(c) {
+			return next(c)
+		}
+		c.Set(csrfContextKey, tok)
+		if ck, err := c.Cookie(s.csrfCookieName(c)); err == nil && hmac.Equal([]byte(ck.Value), []byte(tok)) {
+			return next(c)
+		}
+		if !isSafeMethod(c.Request().Method) && !secFetchSameOrigin(c) {
+			return s.csrfRefused(middleware.ErrCSRFInvalid, c)
+		}
+		s.setCSRFCookie(c, tok)
+		return next(c)
+	}
+}
+
+// secFetchSameOrigin reports whether the browser says the request comes
+// from the app's own pages or from a typed URL, which echo's CSRF check
+// lets through without a token.
+func secFetchSameOrigin(c echo.Context) bool {
+	v := c.Request().Header.Get(echo.HeaderSecFetchSite)
+	return v == "same-origin" || v == "none"
+}
+
+func (s *Server) csrfCookieName(c echo.Context) string {
+	if s.secureCookies(c) {
+		return csrfCookieSecure
+	}
+	return csrfCookie
+}
+
+// setCSRFCookie gives the browser the CSRF token tok, with the attributes
+// echo's middleware gives its own, in place of any CSRF cookie this
+// response set before.
+func (s *Server) setCSRFCookie(c echo.Context, tok string) {
+	name := s.csrfCookieName(c)
+	h := c.Response().Header()
+	set := h.Values(echo.HeaderSetCookie)
+	h.Del(echo.HeaderSetCookie)
+	for _, v := range set {
+		if !strings.HasPrefix(v, name+"=") {
+			h.Add(echo.HeaderSetCookie, v)
+		}
+	}
+	c.SetCookie(&http.Cookie{
+		Name:     name,
+		Value:    tok,
+		Path:     "/",
+		Expires:  time.Now().Add(idleTimeout),
+		MaxAge:   int(idleTimeout / time.Second),
+		Secure:   s.secureCookies(c),
+		HttpOnly: true,
+		SameSite: http.SameSiteLaxMode,
+	})
+}
+
 // unrouted reports whether the router found no handler for the request:
 // it will get a 404 or 405, which changes nothing, so that answer is not
 // replaced by a CSRF 403.
@@ -78,13 +170,9 @@ func isSafeMethod(m string) bool {
 }
 
 // rotateCSRF drops the CSRF cookie, so that the next page gets a new token.
-// Signing in and out call it: a token planted before sign-in does not
-// outlive it. It is for responses that redirect, since the page of this
-// response still carries the old token.
+// Signing out calls it: the session's token ends with the session. It is
+// for responses that redirect, since the page of this response still
+// carries the old token.
 func (s *Server) rotateCSRF(c echo.Context) {
-	name := csrfCookie
-	if s.secureCookies(c) {
-		name = csrfCookieSecure
-	}
-	s.dropCookie(c, name)
+	s.dropCookie(c, s.csrfCookieName(c))
 }

@@ -90,7 +90,8 @@ func (s *Server) pre() []echo.MiddlewareFunc {
 // the body limit; the body parse (bodyparse.go), so that a body over the
 // limit is a 413 and forms hold only the body's fields; then CSRF, which
 // reads the form, so that a refused request has touched nothing; then the
-// session, which puts the signed-in user in the context.
+// session, which puts the signed-in user in the context; then the check
+// that a signed-in browser's CSRF cookie is its session's (bindCSRF).
 func (s *Server) middleware() []echo.MiddlewareFunc {
 	return []echo.MiddlewareFunc{
 		middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{Limit: bodyLimit, Skipper: s.isUpload}),
@@ -98,6 +99,7 @@ func (s *Server) middleware() []echo.MiddlewareFunc {
 		parseBody,
 		s.csrf(),
 		s.loadSession,
+		s.bindCSRF,
 	}
 }
 

@@ -79,8 +79,11 @@ func (s *Server) sessionCookieName(c echo.Context) string {
 	return sessionCookie
 }
 
-// setSessionCookie gives the browser a session token.
+// setSessionCookie gives the browser a session token, and the CSRF token
+// bound to it (bindCSRF): a token planted before sign-in does not outlive
+// it.
 func (s *Server) setSessionCookie(c echo.Context, tok string, expires time.Time) {
+	defer s.setCSRFCookie(c, sessionCSRF(tok))
 	c.SetCookie(&http.Cookie{
 		Name:     s.sessionCookieName(c),
 		Value:    tok,
@@ -132,9 +135,9 @@ func (s *Server) startSession(c echo.Context, u quiz.User) error {
 		return err
 	}
 	s.setSessionCookie(c, tok, expires)
-	s.rotateCSRF(c)
 	c.Set(userKey, u)
 	c.Set(sessionHashKey, hash)
+	c.Set(sessionCSRFKey, sessionCSRF(tok))
 	return nil
 }
 
@@ -181,6 +184,7 @@ func (s *Server) loadSession(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		c.Set(userKey, u)
 		c.Set(sessionHashKey, hash)
+		c.Set(sessionCSRFKey, sessionCSRF(ck.Value))
 		return next(c)
 	}
 }

@@ -292,7 +292,7 @@ func TestStudyErrorFragment(t *testing.T) {
 		wantClear bool
 	}{{"study", true}, {"", false}, {"deck-v1-36-sig-node", false}} {
 		req := httptest.NewRequest(http.MethodPost, "/study/answer", strings.NewReader(
-			env.answerForm(999999, newPresentationID(), url.Values{"choice": {"0"}, csrfFormField: {studyCSRF}}).Encode()))
+			env.answerForm(999999, newPresentationID(), url.Values{"choice": {"0"}, csrfFormField: {env.alice.csrf()}}).Encode()))
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		if tt.target != "" {
 			req.Header.Set("HX-Target", tt.target)

@@ -101,7 +101,16 @@ const goneQuestionYAML = `  - id: gone
     source: {release: "1.35", prs: [2]}
 `
 
+// studyCSRF is the CSRF token of a study client that is not signed in.
 const studyCSRF = "study-test-csrf-token"
+
+// csrf is the client's CSRF token: its session's, or studyCSRF.
+func (cl studyClient) csrf() string {
+	if cl.session != "" {
+		return sessionCSRF(cl.session)
+	}
+	return studyCSRF
+}
 
 // studyEnv is a server with the decks above and two signed-in learners.
 type studyEnv struct {
@@ -189,7 +198,7 @@ func (cl studyClient) send(req *http.Request, htmx bool) *httptest.ResponseRecor
 	if cl.session != "" {
 		req.AddCookie(&http.Cookie{Name: sessionCookie, Value: cl.session})
 	}
-	req.AddCookie(&http.Cookie{Name: csrfCookie, Value: studyCSRF})
+	req.AddCookie(&http.Cookie{Name: csrfCookie, Value: cl.csrf()})
 	if htmx {
 		req.Header.Set("HX-Request", "true")
 	}
@@ -201,7 +210,7 @@ func (cl studyClient) get(path string, htmx bool) *httptest.ResponseRecorder {
 }
 
 func (cl studyClient) post(path string, form url.Values, htmx bool) *httptest.ResponseRecorder {
-	form.Set(csrfFormField, studyCSRF)
+	form.Set(csrfFormField, cl.csrf())
 	req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(form.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	return cl.send(req, htmx)
@@ -404,7 +413,7 @@ func TestStudyLoop(t *testing.T) {
 		t.Errorf("study page: want one empty live region before #study (%s) and no out-of-band swap: %.3000s", region, body)
 	}
 	for _, want := range []string{`<form method="get" action="/study/answer" hx-post="/study/answer" hx-target="#study"`,
-		`name="_csrf" value="` + studyCSRF + `"`, "ImageVolume が GA", `<h1>v1.36 SIG-Node</h1>`} {
+		`name="_csrf" value="` + cl.csrf() + `"`, "ImageVolume が GA", `<h1>v1.36 SIG-Node</h1>`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("study page lacks %q", want)
 		}
