@@ -368,8 +368,7 @@ func upsertDocument(ctx context.Context, tx *sql.Tx, in ChangelogInput, deckID, 
 	if err == nil && (storedFormat == changelog.FormatArticle) != (doc.Format == changelog.FormatArticle) {
 		// An article and an upstream CHANGELOG read for the same SIG share
 		// the key; one would replace the other and retire its questions.
-		return 0, "", fmt.Errorf("document %s is stored from %s (%s); this %s of the same release and SIG would replace it: %w",
-			doc.Key, storedFile, storedFormat, doc.Format, quiz.ErrConflict)
+		return 0, "", &FormatConflictError{Key: doc.Key, StoredFile: storedFile, StoredFormat: storedFormat, Format: doc.Format}
 	}
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
@@ -968,3 +967,21 @@ func (db *DB) UpdateQuestionWording(ctx context.Context, id int64, e QuestionEdi
 	}
 	return sq, nil
 }
+
+// FormatConflictError refuses a document whose release and SIG are stored
+// from a document of the other kind (an article against an upstream
+// CHANGELOG read for one SIG): both have the same key, and one would
+// replace the other and retire its questions. It is a quiz.ErrConflict.
+type FormatConflictError struct {
+	Key          string
+	StoredFile   string
+	StoredFormat changelog.Format
+	Format       changelog.Format
+}
+
+func (e *FormatConflictError) Error() string {
+	return fmt.Sprintf("document %s is stored from %s (%s); this %s of the same release and SIG would replace it: %v",
+		e.Key, e.StoredFile, e.StoredFormat, e.Format, quiz.ErrConflict)
+}
+
+func (e *FormatConflictError) Unwrap() error { return quiz.ErrConflict }

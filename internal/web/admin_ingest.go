@@ -141,7 +141,11 @@ func (h *ingester) renderIndex(c echo.Context, status int, o ingestOptions, errM
 		}
 	}
 	noStore(c)
-	return h.s.render(c, status, views.AdminIngest(h.s.page(c, "変更履歴の取り込み"), ingestLimits, o.view(), vd, vr, errMsg))
+	notice := ""
+	if n, err := strconv.Atoi(c.QueryParam("saved")); err == nil && n > 0 && errMsg == "" {
+		notice = fmt.Sprintf("%d 件の文書を下書きとして保存しました。文書を開いて、公開する問題を選んでください。", n)
+	}
+	return h.s.render(c, status, views.AdminIngest(h.s.page(c, "変更履歴の取り込み"), ingestLimits, o.view(), vd, vr, notice, errMsg))
 }
 
 // upload keeps the files, starts parsing them and sends the browser to the
@@ -179,7 +183,7 @@ func (h *ingester) startJob(userID int64, id string, o ingestOptions, files []st
 		results, err := h.s.db.IngestChangelogs(ctx, inputs, store.IngestOptions{Actor: "preview", Language: o.Lang, DryRun: true, Now: now})
 		if err != nil {
 			if errors.Is(err, quiz.ErrConflict) || errors.Is(err, quiz.ErrInvalid) {
-				pv.Problems = []views.IngestProblem{{File: "保存", Msg: "この内容は保存できません", Detail: err.Error()}}
+				pv.Problems = []views.IngestProblem{saveProblem(err)}
 				return pv, nil
 			}
 			return pv, err
@@ -188,6 +192,19 @@ func (h *ingester) startJob(userID int64, id string, o ingestOptions, files []st
 		pv.Digest, err = inputsDigest(inputs)
 		return pv, err
 	})
+}
+
+// saveProblem says why an upload cannot be stored: in the admin's words
+// for a document that would replace one of the other kind, else the
+// store's own message.
+func saveProblem(err error) views.IngestProblem {
+	var fc *store.FormatConflictError
+	if errors.As(err, &fc) {
+		return views.IngestProblem{File: fc.Key, Msg: "このリリースと SIG は別の種類の文書から保存されています",
+			Detail: fmt.Sprintf("%s は %s (%s) から保存済みです。%s で取り込むとそれを置き換え、その問題を退役させるため、何も保存していません。"+
+				"upstream の CHANGELOG はリリース全体として (SIG を指定せずに) 取り込めます。", fc.Key, fc.StoredFile, views.FormatLabel(string(fc.StoredFormat)), views.FormatLabel(string(fc.Format)))}
+	}
+	return views.IngestProblem{File: "保存", Msg: "この内容は保存できません", Detail: err.Error()}
 }
 
 // inputsDigest sums up what an ingest would store: each document as
@@ -412,7 +429,7 @@ func (h *ingester) apply(c echo.Context) error {
 	if len(results) == 1 {
 		return c.Redirect(http.StatusSeeOther, documentURL(results[0].DocumentID)+"?saved=1")
 	}
-	return c.Redirect(http.StatusSeeOther, "/admin/ingest")
+	return c.Redirect(http.StatusSeeOther, "/admin/ingest?saved="+strconv.Itoa(len(results)))
 }
 
 func (h *ingester) cancel(c echo.Context) error {

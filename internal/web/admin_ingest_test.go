@@ -586,6 +586,69 @@ func TestAdminIngestUpstreamForOneSIG(t *testing.T) {
 	}
 }
 
+// TestAdminIngestFormatConflict: an upstream CHANGELOG read for a SIG whose
+// release is stored from an article is refused on the preview, which says
+// so in the admin's words and what to do instead.
+func TestAdminIngestFormatConflict(t *testing.T) {
+	ts := withGenerator(withAdmin(t, newAccountServer(t, Config{})), fakeGenerate)
+	doc, err := changelog.Parse([]byte(ingestTestArticle), changelog.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ts.db.IngestChangelogs(context.Background(), []store.ChangelogInput{{File: "node.txt", Document: doc}},
+		store.IngestOptions{Actor: "test", Language: "ja", Now: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	admin := newClient(t, ts, "192.0.2.32")
+	admin.mustLogin("root", adminPassword)
+	up := "## Changelog since v1.35.0\n\n## Changes by Kind\n\n### Feature\n\n" +
+		"- The kubelet caches widgets. ([#910002](https://github.com/kubernetes/kubernetes/pull/910002), [@dev](https://github.com/dev)) [SIG Node]\n"
+	rec := admin.postFiles("/admin/ingest", map[string][]byte{"CHANGELOG-1.36.md": []byte(up)})
+	if rec.Code != http.StatusSeeOther || !ingestPreviewPath.MatchString(rec.Header().Get("Location")) {
+		t.Fatalf("upload = %d to %q", rec.Code, rec.Header().Get("Location"))
+	}
+	body := waitPreview(t, admin, rec.Header().Get("Location")+"&sig=node").Body.String()
+	for _, want := range []string{"このリリースと SIG は別の種類の文書から保存されています",
+		"1.36/node は node.txt (記事 (変更内容)) から保存済みです。upstream CHANGELOG で取り込むとそれを置き換え",
+		"リリース全体として (SIG を指定せずに) 取り込めます"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("preview lacks %q: %.3000s", want, body)
+		}
+	}
+	if strings.Contains(body, "would replace") || strings.Contains(body, "下書きとして保存") {
+		t.Errorf("preview shows the store's English or a save button: %.3000s", body)
+	}
+}
+
+// TestAdminIngestSaveSeveral: saving an upload of several documents leads
+// to the documents' list, which says how many were saved.
+func TestAdminIngestSaveSeveral(t *testing.T) {
+	ts := withGenerator(withAdmin(t, newAccountServer(t, Config{})), fakeGenerate)
+	admin := newClient(t, ts, "192.0.2.33")
+	admin.mustLogin("root", adminPassword)
+	up := "## Changelog since v1.34.0\n\n## Changes by Kind\n\n### Feature\n\n" +
+		"- The kubelet caches widgets. ([#910002](https://github.com/kubernetes/kubernetes/pull/910002), [@dev](https://github.com/dev)) [SIG Node]\n"
+	rec := admin.postFiles("/admin/ingest", map[string][]byte{"node-1.36.txt": []byte(ingestTestArticle), "CHANGELOG-1.35.md": []byte(up)})
+	if rec.Code != http.StatusSeeOther || !ingestPreviewPath.MatchString(rec.Header().Get("Location")) {
+		t.Fatalf("upload = %d to %q", rec.Code, rec.Header().Get("Location"))
+	}
+	preview := rec.Header().Get("Location")
+	if body := waitPreview(t, admin, preview).Body.String(); !strings.Contains(body, `id="ingest-apply"`) {
+		t.Fatalf("preview: %.2000s", body)
+	}
+	u, _ := url.Parse(preview)
+	rec = admin.post(u.Path+"/apply", u.Query())
+	if rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != "/admin/ingest?saved=2" {
+		t.Fatalf("apply = %d to %q, want a 303 to /admin/ingest?saved=2", rec.Code, rec.Header().Get("Location"))
+	}
+	if body := admin.get(rec.Header().Get("Location")).Body.String(); !strings.Contains(body, "2 件の文書を下書きとして保存しました。") {
+		t.Errorf("the documents' list does not say what was saved: %.2000s", body)
+	}
+	if body := admin.get("/admin/ingest").Body.String(); strings.Contains(body, "保存しました") {
+		t.Error("the list says something was saved when reached without saving")
+	}
+}
+
 // TestAdminIngestSavesWhatWasPreviewed: a save with options no preview was
 // made for (a hand-made form, or a preview lost to time or a restart)
 // stores nothing and shows the preview of those options first, saying so.
