@@ -444,21 +444,72 @@ func (a *accounts) changeTimezone(c echo.Context) error {
 // with it. Only a zone's own name is taken, in its clean form: not the
 // server's own zone under any name ("Local", "localtime"), nor files of a
 // zoneinfo folder that are no zones of their own ("posixrules", posix/ and
-// right/ copies), which may be missing where the server runs next.
+// right/ copies), which may be missing where the server runs next. Case
+// does not matter: "america/los_angeles" is America/Los_Angeles, stored in
+// its own spelling.
 func timezoneProblem(s string) (string, string) {
 	zone := strings.TrimSpace(norm.NFKC.String(s))
 	if zone == "" || len(zone) > 64 || path.Clean(zone) != zone || strings.HasPrefix(zone, "/") {
 		return zone, msgTimezoneUnknown
 	}
+	for _, z := range zoneSpellings(zone) {
+		if knownZone(z) {
+			return z, ""
+		}
+	}
+	return zone, msgTimezoneUnknown
+}
+
+// knownZone reports whether zone is a time zone's own name that loads here.
+func knownZone(zone string) bool {
 	switch {
 	case zone == "Local", zone == "localtime", zone == "posixrules", zone == "Factory",
 		strings.HasPrefix(zone, "posix/"), strings.HasPrefix(zone, "right/"):
-		return zone, msgTimezoneUnknown
+		return false
 	}
-	if _, err := time.LoadLocation(zone); err != nil {
-		return zone, msgTimezoneUnknown
+	_, err := time.LoadLocation(zone)
+	return err == nil
+}
+
+// zoneSpellings returns the spellings of a zone name to try, the name as
+// typed first: then, for a name of up to three parts, each part with its
+// words capitalised (Los_Angeles) or in capitals (UTC, GMT+9), in every
+// combination.
+func zoneSpellings(zone string) []string {
+	out := []string{zone}
+	parts := strings.Split(zone, "/")
+	if len(parts) > 3 {
+		return out
 	}
-	return zone, ""
+	combos := []string{""}
+	for i, p := range parts {
+		var next []string
+		for _, c := range combos {
+			if i > 0 {
+				c += "/"
+			}
+			next = append(next, c+capitalWords(p), c+strings.ToUpper(p))
+		}
+		combos = next
+	}
+	for _, c := range combos {
+		if c != zone {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// capitalWords capitalises each word of a zone name's part, the words
+// parted by "_" or "-": "los_angeles" is "Los_Angeles".
+func capitalWords(p string) string {
+	b := []byte(strings.ToLower(p))
+	for i := range b {
+		if (i == 0 || b[i-1] == '_' || b[i-1] == '-') && b[i] >= 'a' && b[i] <= 'z' {
+			b[i] -= 'a' - 'A'
+		}
+	}
+	return string(b)
 }
 
 // refuseAccount shows the account page again with status, as one of its

@@ -170,7 +170,8 @@ func (a *accounts) takeNewInvite(c echo.Context, me quiz.User) (code, expires st
 	if err != nil {
 		return "", "", err
 	}
-	return ck.Value, at.In(userLocation(me)).Format("2006-01-02 15:04"), nil
+	loc := userLocation(me)
+	return ck.Value, at.In(loc).Format("2006-01-02 15:04") + " (" + loc.String() + ")", nil
 }
 
 // revokeInvites makes every unused invite code stop working.

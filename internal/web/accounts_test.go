@@ -873,6 +873,10 @@ func (cl *client) createInvite() string {
 	if page.Code != http.StatusOK || code == "" {
 		cl.t.Fatalf("page after creating an invite = %d, no code; body %.500s", page.Code, page.Body.String())
 	}
+	// The expiry is in the admin's zone (Asia/Tokyo by default), which it names.
+	if !regexp.MustCompile(`\d{4}-\d\d-\d\d \d\d:\d\d \(Asia/Tokyo\) まで有効`).MatchString(page.Body.String()) {
+		cl.t.Errorf("the new invite's expiry does not name its time zone: %.3000s", page.Body.String())
+	}
 	return code
 }
 

@@ -1118,6 +1118,16 @@ func TestTimezoneForm(t *testing.T) {
 		{"an absolute path", "/usr/share/zoneinfo/Asia/Tokyo", http.StatusUnprocessableEntity, "America/New_York"},
 		{"a zone west of Greenwich", "Etc/GMT+9", http.StatusSeeOther, "Etc/GMT+9"},
 		{"UTC", "UTC", http.StatusSeeOther, "UTC"},
+		// Case does not matter; the zone's own spelling is stored.
+		{"lower case", "america/los_angeles", http.StatusSeeOther, "America/Los_Angeles"},
+		{"capitals", "ASIA/TOKYO", http.StatusSeeOther, "Asia/Tokyo"},
+		{"three parts", "america/argentina/buenos_aires", http.StatusSeeOther, "America/Argentina/Buenos_Aires"},
+		{"an abbreviation in a part", "etc/gmt+9", http.StatusSeeOther, "Etc/GMT+9"},
+		{"utc", "utc", http.StatusSeeOther, "UTC"},
+		{"the server's own in lower case", "local", http.StatusUnprocessableEntity, "UTC"},
+		{"localtime in capitals", "LOCALTIME", http.StatusUnprocessableEntity, "UTC"},
+		{"a posix copy in lower case", "posix/asia/tokyo", http.StatusUnprocessableEntity, "UTC"},
+		{"unknown in lower case", "mars/olympus_mons", http.StatusUnprocessableEntity, "UTC"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
