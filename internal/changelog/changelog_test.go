@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -590,6 +591,54 @@ func TestStageWordingJapanese(t *testing.T) {
 		{"kubeadm: v1.14 より非推奨の kubeadm upgrade apply における --fancy-socket フラグは削除されました。", "", "", ""},
 		{"Pod を削除した場合に FancyGate が動かない問題を修正した。", "", "", ""},
 	}, articleWith)
+}
+
+// TestGateNoLongerSpecified: a gate "unconditionally enabled" that "can no
+// longer be specified" is removed in the entry's release, and no GA of it
+// is read there; one only enabled unconditionally, or that can no longer be
+// disabled, is locked on: GA.
+func TestGateNoLongerSpecified(t *testing.T) {
+	tests := []struct {
+		name, sentence string
+		wrap           func(string) []byte
+		want           map[string][]string // feature: "stage release", in order
+	}{
+		{"English, a list of gates",
+			"The deprecated feature gates `FancyGate` and `OtherGate` are now unconditionally enabled and can no longer be specified in component invocations.", upstreamWith,
+			map[string][]string{"FancyGate": {"removed 1.30"}, "OtherGate": {"removed 1.30"}}},
+		{"English, GA since an earlier release",
+			"The `FancyGate` feature gate that is GA since v1.17 is unconditionally enabled, and can no longer be specified via the --feature-gates argument.", upstreamWith,
+			map[string][]string{"FancyGate": {"ga 1.17", "removed 1.30"}}},
+		{"English, only enabled unconditionally",
+			"The `FancyGate` feature gate is now unconditionally enabled.", upstreamWith,
+			map[string][]string{"FancyGate": {"ga 1.30"}}},
+		{"English, no longer to be set",
+			"The `FancyGate` feature gate is now unconditionally enabled and can no longer be set.", upstreamWith,
+			map[string][]string{"FancyGate": {"ga 1.30"}}},
+		{"English, no longer to be disabled",
+			"The `FancyGate` feature gate is unconditionally enabled and can no longer be disabled.", upstreamWith,
+			map[string][]string{"FancyGate": {"ga 1.30"}}},
+		{"Japanese, a list of gates",
+			"非推奨のfeature gate FancyGate, OtherGate が無条件に有効になり、コンポーネントの呼び出しで指定することができなくなりました", articleWith,
+			map[string][]string{"FancyGate": {"removed 1.30"}, "OtherGate": {"removed 1.30"}}},
+		{"Japanese, only enabled unconditionally",
+			"FancyGate フィーチャーゲートが無条件で有効になりました。", articleWith,
+			map[string][]string{"FancyGate": {"ga 1.30"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := mustParse(t, tt.wrap(tt.sentence), Options{})
+			got := map[string][]string{}
+			for _, e := range d.Entries {
+				for _, sc := range e.Stages {
+					got[sc.Feature] = append(got[sc.Feature], string(sc.Stage)+" "+sc.Release)
+				}
+			}
+			if !maps.EqualFunc(got, tt.want, slices.Equal) {
+				t.Errorf("stage changes = %v, want %v", got, tt.want)
+			}
+		})
+	}
 }
 
 func TestLaterEventsAndReverts(t *testing.T) {

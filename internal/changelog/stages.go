@@ -46,6 +46,12 @@ var stagePatterns = []stagePattern{
 	{re: regexp.MustCompile(`\b(?:is|are|was|were|has been|have been|be)\s+(?:now\s+|also\s+)?(?:ga|generally available)\b|\b(?:is|are|has been|have been)\s+now\s+stable\b|\bmade\s+stable\b|\breach(?:es|ed)?\s+(?:ga|general availability|stable)\b`), stage: StageGA, promo: true, triggers: []string{"ga", "stable", "general"}},
 	{re: regexp.MustCompile(`\block(?:ed|s)?\s+(?:(.+?)\s+)?(?:to\s+(?:true|enabled|its default|the default|default value|default|on)|on)\b`), stage: StageGA, obj: 1, locked: true, triggers: []string{"lock"}},
 	{re: regexp.MustCompile(`\bunconditionally\s+enabled\b`), stage: StageGA, triggers: []string{"uncondition"}},
+	// A gate that "can no longer be specified" is gone, whatever it is
+	// locked to: "The deprecated feature gates X and Y are now
+	// unconditionally enabled and can no longer be specified" removes them
+	// (their features were GA before). This hit holds the GA one above.
+	// One that "can no longer be set" or "disabled" may only be locked.
+	{re: regexp.MustCompile(`\bunconditionally\s+enabled\b[^.;]*?\bcan\s*(?:no\s+longer|not)\s+be\s+specified\b`), stage: StageRemoved, triggers: []string{"uncondition"}},
 	// English: beta.
 	{re: regexp.MustCompile(`\bto\s+beta\s*(?:,\s*|\s+)(?:and\s+)?(?:it\s+)?(?:will\s+be\s+|is\s+(?:now\s+)?|now\s+|be\s+)?(?:enabled|turned on|on)\s+by\s+default\b|\bto\s+beta\s*\(\s*(?:on|enabled)\s+by\s+default`), stage: StageBetaDefaultOn, promo: true, future: true, triggers: []string{"beta"}},
 	{re: regexp.MustCompile(`\b(?:promot|graduat|mov)(?:e|ed|es|ing)\b(.*?)\bto\s+beta\b`), stage: StageBeta, obj: 1, promo: true, triggers: []string{"beta"}, need: []string{"promot", "graduat", "mov"}},
@@ -91,6 +97,8 @@ var stagePatterns = []stagePattern{
 	{re: regexp.MustCompile(`(?:非推奨|廃止予定)\s*(?:と|に)\s*(?:な|し|され)|(?:非推奨|廃止予定)(?:化|とする|にする)`), stage: StageDeprecated, ja: true, triggers: []string{"非推奨", "廃止予定"}},
 	{re: regexp.MustCompile(`(?:削除|取り下げ)(?:され|し|とな|する)`), stage: StageRemoved, ja: true, triggers: []string{"削除", "取り下げ"}},
 	{re: regexp.MustCompile(`無条件(?:で|に)\s*有効|(?:デフォルト値|有効|true)\s*に固定`), stage: StageGA, ja: true, triggers: []string{"無条件", "固定"}},
+	// "無条件に有効になり、…指定することができなくなりました": the gate is gone.
+	{re: regexp.MustCompile(`無条件(?:で|に)\s*有効(?:化)?(?:に)?(?:なり|なって|され|し)[、,]?[^。]{0,60}?指定(?:する)?(?:こと)?(?:が|は)?でき(?:なく|ない|ません)`), stage: StageRemoved, ja: true, triggers: []string{"無条件"}},
 	{re: regexp.MustCompile(`リバート|差し戻|元に戻`), stage: StageReverted, ja: true, triggers: []string{"リバート", "差し戻", "元に戻"}},
 }
 

@@ -523,6 +523,9 @@ func TestStageFactsNeedAStepInTheRelease(t *testing.T) {
 		{"deprecated gates locked on", []string{
 			upstreamKindDoc("1.40", kindCleanup, 4001, "The deprecated feature gates `WidgetGate` and `SprocketSync` are now unconditionally enabled."),
 		}, "WidgetGate", false},
+		{"deprecated gates that can no longer be specified: removed", []string{
+			upstreamKindDoc("1.40", kindCleanup, 4001, "The deprecated feature gates `WidgetGate` and `SprocketSync` are now unconditionally enabled and can no longer be specified in component invocations."),
+		}, "WidgetGate", true},
 		{"locked on without a promotion", []string{
 			upstreamKindDoc("1.40", kindCleanup, 4001, "The `WidgetGate` feature gate is now unconditionally enabled and can no longer be set."),
 		}, "WidgetGate", false},
