@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
@@ -32,6 +33,9 @@ func (s *Server) handleError(err error, c echo.Context) {
 		status = http.StatusConflict
 	case errors.Is(err, quiz.ErrInvalid):
 		status, detail = http.StatusUnprocessableEntity, err.Error()
+	}
+	if status == http.StatusMethodNotAllowed {
+		allowOnlyServed(c.Response().Header())
 	}
 	title, msg := statusText(status)
 	if detail != "" {
@@ -100,4 +104,21 @@ func statusText(status int) (title, message string) {
 		return "サーバーエラー", "サーバー内部でエラーが発生しました。"
 	}
 	return "エラー", http.StatusText(status)
+}
+
+// allowOnlyServed takes OPTIONS out of the Allow header of a 405: echo's
+// router names it for every path, but kubequiz answers OPTIONS with a 405
+// too (allowedMethods).
+func allowOnlyServed(h http.Header) {
+	allow := h.Get(echo.HeaderAllow)
+	if allow == "" {
+		return
+	}
+	var kept []string
+	for _, m := range strings.Split(allow, ",") {
+		if m = strings.TrimSpace(m); m != "" && m != http.MethodOptions {
+			kept = append(kept, m)
+		}
+	}
+	h.Set(echo.HeaderAllow, strings.Join(kept, ", "))
 }

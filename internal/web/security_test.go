@@ -339,6 +339,19 @@ func TestUnknownMethods(t *testing.T) {
 	if got := displayName(t, ts, "erin"); got != "Erin" {
 		t.Errorf("display name = %q, want Erin", got)
 	}
+	// A served method the route does not take: 405, with an Allow header
+	// that names only what the route serves (not OPTIONS, which is a 405
+	// everywhere).
+	for _, tt := range []struct{ method, path, allow string }{
+		{http.MethodPost, "/healthz", "GET, HEAD"},
+		{http.MethodPost, "/decks", "GET, HEAD"},
+	} {
+		req := httptest.NewRequest(tt.method, tt.path, strings.NewReader(url.Values{csrfFormField: {cl.csrfToken()}}.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		if rec := cl.send(req); rec.Code != http.StatusMethodNotAllowed || rec.Header().Get("Allow") != tt.allow {
+			t.Errorf("%s %s = %d, Allow %q; want 405, Allow %q", tt.method, tt.path, rec.Code, rec.Header().Get("Allow"), tt.allow)
+		}
+	}
 }
 
 // TestUploadLimitNeedsSession: an upload route gets the large body limit
