@@ -176,12 +176,13 @@ func passwordProblem(password, login, displayName string) string {
 
 // guessable reports whether a password is common, made from the account's
 // own names, a run like "1234567890" or "abcdef...", or a short unit
-// repeated; also when it is one of those followed by digits or symbols.
+// repeated; also when it is one of those followed by digits or symbols, or
+// one of those said again ("passwordpassword").
 func guessable(password, login, displayName string) bool {
 	lower := strings.ToLower(password)
 	base := strings.TrimRight(lower, "0123456789!@#$%^&*()-_=+.,?/~ ")
 	own := []string{strings.ToLower(login), strings.ToLower(strings.TrimSpace(displayName)), "kubequiz", "kubernetes", "k8s"}
-	for _, cand := range []string{lower, base} {
+	for _, cand := range []string{lower, base, repeatUnit(lower), repeatUnit(base)} {
 		if len(cand) < 3 && cand != lower {
 			continue
 		}
@@ -228,6 +229,17 @@ func isRepeat(s string) bool {
 		}
 	}
 	return false
+}
+
+// repeatUnit returns the shortest string whose repetition is s, or s.
+func repeatUnit(s string) string {
+	r := []rune(s)
+	for unit := 1; unit*2 <= len(r); unit++ {
+		if len(r)%unit == 0 && strings.Repeat(string(r[:unit]), len(r)/unit) == s {
+			return string(r[:unit])
+		}
+	}
+	return s
 }
 
 // inList reports whether s (already lower case) is a line of list; lines

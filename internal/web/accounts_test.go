@@ -1233,6 +1233,11 @@ func TestPasswordPolicy(t *testing.T) {
 		{"repeat", "abababababab", "x", false},
 		{"single repeated", "zzzzzzzzzzzz", "x", false},
 		{"invalid utf-8", "abcdefghij\xff", "x", false},
+		{"a common word said twice", "passwordpassword", "x", false},
+		{"a common word said twice, in capitals", "DragonDragon", "x", false},
+		{"the login said twice", "fredrickfredrick", "fredrick", false},
+		{"a run said twice", "abcdefabcdef", "x", false},
+		{"a passphrase said twice", "correct horse battery staple correct horse battery staple ", "x", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
