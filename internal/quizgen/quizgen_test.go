@@ -570,6 +570,29 @@ func TestStageFactsNeedAStepInTheRelease(t *testing.T) {
 	}
 }
 
+// TestOneFeatureSpeltTwoWays: a feature a document names with "/" in one
+// entry and "and" in another ("Immutable Widgets/Sprockets", "Immutable
+// Widgets and Sprockets") gets one question of each kind, not two.
+func TestOneFeatureSpeltTwoWays(t *testing.T) {
+	doc := parse(t, upstreamDoc("1.40", 4001,
+		"Immutable Widgets/Sprockets graduated to stable.",
+		"Immutable Widgets and Sprockets graduated to stable."))
+	counts := map[string]int{}
+	for _, g := range generate(t, Options{}, doc).Questions {
+		switch g.Provenance.Generator {
+		case GenStageInRelease, GenReleaseOfStage, GenTrueFalse:
+			if strings.HasPrefix(g.Provenance.Feature, "Immutable Widgets") {
+				counts[g.Provenance.Generator]++
+			}
+		}
+	}
+	for _, gen := range []string{GenStageInRelease, GenReleaseOfStage, GenTrueFalse} {
+		if counts[gen] != 1 {
+			t.Errorf("%s questions about Immutable Widgets/Sprockets = %d, want 1 (%v)", gen, counts[gen], counts)
+		}
+	}
+}
+
 // History notes leave out releases whose statements are no change, and
 // a history that contradicts itself or does not go forward is left out.
 func TestHistoryNotes(t *testing.T) {

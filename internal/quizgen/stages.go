@@ -234,7 +234,7 @@ func (r *run) findStageFacts() []stageFact {
 		}
 	}
 	return best(cands,
-		func(f stageFact) string { return changelog.FeatureKey(f.sc.Feature) },
+		func(f stageFact) string { return factKey(f.sc.Feature) },
 		func(f stageFact) int { return factScore(f.e, f.sc) })
 }
 
@@ -377,7 +377,7 @@ func (r *run) stageInRelease() {
 			Tags:        []string{feature, GenStageInRelease},
 		}
 		r.add(Generated{Question: q, Provenance: r.provenance(GenStageInRelease, f.e, feature, f.sc.Stage, f.release)},
-			changelog.FeatureKey(feature)+"\x00"+f.release)
+			factKey(feature)+"\x00"+f.release)
 	}
 }
 
@@ -434,7 +434,7 @@ func (r *run) releaseOfStage() {
 		}
 	}
 	cands = best(cands,
-		func(c cand) string { return changelog.FeatureKey(c.sc.Feature) + "\x00" + string(c.sc.Stage) },
+		func(c cand) string { return factKey(c.sc.Feature) + "\x00" + string(c.sc.Stage) },
 		func(c cand) int { return factScore(c.e, c.sc) })
 	l := r.lang
 	for _, c := range cands {
@@ -460,7 +460,7 @@ func (r *run) releaseOfStage() {
 			Tags:        []string{feature, GenReleaseOfStage},
 		}
 		r.add(Generated{Question: q, Provenance: r.provenance(GenReleaseOfStage, c.e, feature, stage, rel)},
-			changelog.FeatureKey(feature)+"\x00"+string(stage))
+			factKey(feature)+"\x00"+string(stage))
 	}
 }
 
@@ -608,7 +608,7 @@ func (r *run) timelineOrder() {
 				SourceText: l.history(events), Feature: feature,
 				Stage: events[len(events)-1].Stage, Release: docRel,
 			}
-			r.add(Generated{Question: q, Provenance: p}, changelog.FeatureKey(feature))
+			r.add(Generated{Question: q, Provenance: p}, factKey(feature))
 		}
 	}
 }
@@ -687,7 +687,7 @@ func (r *run) trueFalse() {
 			Tags:        []string{feature, GenTrueFalse},
 		}
 		r.add(Generated{Question: q, Provenance: r.provenance(GenTrueFalse, f.e, feature, f.sc.Stage, f.release)},
-			changelog.FeatureKey(feature)+"\x00"+f.release)
+			factKey(feature)+"\x00"+f.release)
 	}
 }
 
@@ -1060,3 +1060,14 @@ func contradictory(evs []changelog.Event) bool {
 	}
 	return promoted && removed
 }
+
+// factKey names a feature for telling one fact from another within a
+// document: its key, with "/" and "&" read as "and", so that "Immutable
+// Secrets/ConfigMaps" and "Immutable Secrets and ConfigMaps", one feature
+// spelt two ways, get one set of questions. Question ids keep
+// changelog.FeatureKey.
+func factKey(feature string) string {
+	return changelog.FeatureKey(factSpelling.Replace(feature))
+}
+
+var factSpelling = strings.NewReplacer("/", " and ", "&", " and ", "＆", " and ")
