@@ -383,6 +383,59 @@ func TestHeaderFitsPhoneInBrowser(t *testing.T) {
 	}
 }
 
+// longFeedbackYAML is a deck of one question whose feedback is taller than
+// a phone's screen.
+var longFeedbackYAML = `deck:
+  slug: v1-36-long
+  title: "v1.36 long"
+  release: "1.36"
+  sig: SIG-Node
+  language: ja
+questions:
+  - id: long
+    type: single_choice
+    prompt: ImageVolume が GA になったのはどのリリース?
+    choices: ["1.34", "1.35", "1.36", "1.37"]
+    answer: "1.36"
+    explanation: "` + strings.Repeat("ImageVolume は 1.31 で alpha として入り、1.33 で beta、1.35 でデフォルト有効になり、1.36 で GA になった。", 8) + `"
+    source: {release: "1.36", sig: SIG-Node, kind: feature, prs: [136711]}
+`
+
+// TestGradeButtonsInSightOnPhone: on a phone, after an answer whose
+// feedback is taller than the screen, the verdict and the focused,
+// preselected grade button are both in sight without scrolling; scrolled
+// to its end, the feedback is not hidden under the buttons.
+func TestGradeButtonsInSightOnPhone(t *testing.T) {
+	env := newStudyEnv(t)
+	importYAML(t, env.ts, "long.yaml", longFeedbackYAML, false)
+	ctx, srvURL := studyBrowser(t, env)
+	step := browserStep(t, ctx)
+	inSight := func(sel string) string {
+		return `(() => { const e = document.querySelector('` + sel + `'); if (!e) return false;
+			const r = e.getBoundingClientRect(); return r.top >= 0 && r.bottom <= window.innerHeight; })()`
+	}
+	step("a phone screen", chromedp.EmulateViewport(375, 667, chromedp.EmulateMobile),
+		chromedp.Navigate(srvURL+"/study/v1-36-long"),
+		untilSettled("the question", `!!document.querySelector('input[name=choice][value="2"]')`, 5*time.Second),
+		chromedp.Click(chromedp.CSS(`input[name=choice][value="2"]`)),
+		chromedp.Click(chromedp.CSS(`form.study-answer button[type=submit]`)),
+		untilSettled("Good to have focus", `document.activeElement && document.activeElement.matches('button[name=rating][value="3"][data-preselected]')`, 5*time.Second))
+	if tall := journeyEval[bool](t, ctx, `document.querySelector('#study').getBoundingClientRect().height > window.innerHeight`); !tall {
+		t.Fatal("the feedback fits the screen: the test shows nothing")
+	}
+	for _, sel := range []string{`#study .feedback header`, `button[data-preselected]`} {
+		if !journeyEval[bool](t, ctx, inSight(sel)) {
+			t.Errorf("%s is out of sight after the answer: %v", sel, journeyEval[string](t, ctx,
+				`JSON.stringify(document.querySelector('`+sel+`').getBoundingClientRect()) + ' in ' + window.innerHeight`))
+		}
+	}
+	// At the end of the page, the source line is above the buttons.
+	step("scroll to the end", chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, document.documentElement.scrollHeight)`), chromedp.Sleep(100*time.Millisecond))
+	if !journeyEval[bool](t, ctx, `document.querySelector('#study .feedback footer').getBoundingClientRect().bottom <= document.querySelector('form.study-grade').getBoundingClientRect().top + 1`) {
+		t.Error("scrolled to its end, the feedback's source line is under the grade buttons")
+	}
+}
+
 // TestDecksPageFreshAfterBack: Back to the decks page after studying shows
 // the counts as they are now. Browsers may show a page again from their
 // back-forward cache even when it was sent with no-store; app.js then
