@@ -118,7 +118,8 @@ func analyzeStages(pt plainText, ms []mention, ctx analysisCtx) []event {
 	firstSupports := false
 	for si, sn := range splitSentences(s) {
 		if si == 0 {
-			firstSupports = reAddsSupport.MatchString(pt.low[sn.start:sn.end])
+			first := pt.low[sn.start:sn.end]
+			firstSupports = strings.Contains(first, "support") && reAddsSupport.MatchString(first)
 		}
 		for mi < len(ms) && ms[mi].start < sn.start {
 			mi++

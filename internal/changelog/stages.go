@@ -479,6 +479,9 @@ func vetoMetric(low string, start, end int) bool {
 // prRefs returns the PR numbers referenced in s with their offsets, skipping
 // KEP numbers.
 func prRefs(s string) (refs []int, at []int) {
+	if !strings.Contains(s, "#") && !strings.Contains(s, "/pull/") {
+		return nil, nil // what rePRRef needs is not there: skip the regexp
+	}
 	for _, m := range rePRRef.FindAllStringSubmatchIndex(s, -1) {
 		g := 2
 		if m[2] < 0 {
