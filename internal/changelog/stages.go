@@ -51,7 +51,9 @@ var stagePatterns = []stagePattern{
 	// unconditionally enabled and can no longer be specified" removes them
 	// (their features were GA before). This hit holds the GA one above.
 	// One that "can no longer be set" or "disabled" may only be locked.
-	{re: regexp.MustCompile(`\bunconditionally\s+enabled\b[^.;]*?\bcan\s*(?:no\s+longer|not)\s+be\s+specified\b`), stage: StageRemoved, triggers: []string{"uncondition"}},
+	// The gate itself must be what can no longer be specified: "… and the
+	// value false can no longer be specified" locks it on.
+	{re: regexp.MustCompile(`\bunconditionally\s+enabled\s*,?\s+and\s+can\s*(?:no\s+longer|not)\s+be\s+specified\b`), stage: StageRemoved, triggers: []string{"uncondition"}},
 	// English: beta.
 	{re: regexp.MustCompile(`\bto\s+beta\s*(?:,\s*|\s+)(?:and\s+)?(?:it\s+)?(?:will\s+be\s+|is\s+(?:now\s+)?|now\s+|be\s+)?(?:enabled|turned on|on)\s+by\s+default\b|\bto\s+beta\s*\(\s*(?:on|enabled)\s+by\s+default`), stage: StageBetaDefaultOn, promo: true, future: true, triggers: []string{"beta"}},
 	{re: regexp.MustCompile(`\b(?:promot|graduat|mov)(?:e|ed|es|ing)\b(.*?)\bto\s+beta\b`), stage: StageBeta, obj: 1, promo: true, triggers: []string{"beta"}, need: []string{"promot", "graduat", "mov"}},
@@ -97,8 +99,10 @@ var stagePatterns = []stagePattern{
 	{re: regexp.MustCompile(`(?:非推奨|廃止予定)\s*(?:と|に)\s*(?:な|し|され)|(?:非推奨|廃止予定)(?:化|とする|にする)`), stage: StageDeprecated, ja: true, triggers: []string{"非推奨", "廃止予定"}},
 	{re: regexp.MustCompile(`(?:削除|取り下げ)(?:され|し|とな|する)`), stage: StageRemoved, ja: true, triggers: []string{"削除", "取り下げ"}},
 	{re: regexp.MustCompile(`無条件(?:で|に)\s*有効|(?:デフォルト値|有効|true)\s*に固定`), stage: StageGA, ja: true, triggers: []string{"無条件", "固定"}},
-	// "無条件に有効になり、…指定することができなくなりました": the gate is gone.
-	{re: regexp.MustCompile(`無条件(?:で|に)\s*有効(?:化)?(?:に)?(?:なり|なって|され|し)[、,]?[^。]{0,60}?指定(?:する)?(?:こと)?(?:が|は)?でき(?:なく|ない|ません)`), stage: StageRemoved, ja: true, triggers: []string{"無条件"}},
+	// "無条件に有効になり、コンポーネントの呼び出しで指定することができなく
+	// なりました": the gate is gone. With an object ("false を指定", "値を
+	// false に指定") it is only locked on.
+	{re: regexp.MustCompile(`無条件(?:で|に)\s*有効(?:化)?(?:に)?(?:なり|なって|され|し)[、,]?\s*(?:[^。、をにが]{0,40}?で\s*)?指定(?:する)?(?:こと)?(?:が|は)?でき(?:なく|ない|ません)`), stage: StageRemoved, ja: true, triggers: []string{"無条件"}},
 	{re: regexp.MustCompile(`リバート|差し戻|元に戻`), stage: StageReverted, ja: true, triggers: []string{"リバート", "差し戻", "元に戻"}},
 }
 
