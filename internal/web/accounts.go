@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"net/http"
@@ -452,10 +453,11 @@ func timezoneProblem(s string) (string, string) {
 	if zone == "" || len(zone) > 64 || path.Clean(zone) != zone || strings.HasPrefix(zone, "/") {
 		return zone, msgTimezoneUnknown
 	}
-	for _, z := range zoneSpellings(zone) {
-		if knownZone(z) {
-			return z, ""
-		}
+	if own, ok := zoneSpelling[strings.ToLower(zone)]; ok && knownZone(own) {
+		return own, ""
+	}
+	if knownZone(zone) {
+		return zone, "" // a zone newer than the list, from the machine's own data
 	}
 	return zone, msgTimezoneUnknown
 }
@@ -471,46 +473,21 @@ func knownZone(zone string) bool {
 	return err == nil
 }
 
-// zoneSpellings returns the spellings of a zone name to try, the name as
-// typed first: then, for a name of up to three parts, each part with its
-// words capitalised (Los_Angeles) or in capitals (UTC, GMT+9), in every
-// combination.
-func zoneSpellings(zone string) []string {
-	out := []string{zone}
-	parts := strings.Split(zone, "/")
-	if len(parts) > 3 {
-		return out
-	}
-	combos := []string{""}
-	for i, p := range parts {
-		var next []string
-		for _, c := range combos {
-			if i > 0 {
-				c += "/"
-			}
-			next = append(next, c+capitalWords(p), c+strings.ToUpper(p))
-		}
-		combos = next
-	}
-	for _, c := range combos {
-		if c != zone {
-			out = append(out, c)
-		}
-	}
-	return out
-}
+// timezoneNames lists the zones of the time zone data built into Go (and
+// into the kubequiz binary, with time/tzdata), one a line;
+// TestTimezoneNames keeps it in step with the Go it is built with.
+//
+//go:embed account_timezones.txt
+var timezoneNames string
 
-// capitalWords capitalises each word of a zone name's part, the words
-// parted by "_" or "-": "los_angeles" is "Los_Angeles".
-func capitalWords(p string) string {
-	b := []byte(strings.ToLower(p))
-	for i := range b {
-		if (i == 0 || b[i-1] == '_' || b[i-1] == '-') && b[i] >= 'a' && b[i] <= 'z' {
-			b[i] -= 'a' - 'A'
-		}
+// zoneSpelling maps each zone name in lower case to its own spelling.
+var zoneSpelling = func() map[string]string {
+	m := map[string]string{}
+	for _, z := range strings.Fields(timezoneNames) {
+		m[strings.ToLower(z)] = z
 	}
-	return string(b)
-}
+	return m
+}()
 
 // refuseAccount shows the account page again with status, as one of its
 // forms was refused; refused puts what was sent, and why, into the form.

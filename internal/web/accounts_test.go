@@ -1,6 +1,7 @@
 package web
 
 import (
+	"archive/zip"
 	"context"
 	"errors"
 	"fmt"
@@ -8,8 +9,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -1391,5 +1394,45 @@ func TestAdminUsersDates(t *testing.T) {
 		if want := "登録 " + c.User.CreatedAt.In(loc).Format("2006-01-02"); strings.Count(body, want) != 2 {
 			t.Errorf("%s: the list does not give every registration as %q: %.3000s", login, want, body)
 		}
+	}
+}
+
+// TestTimezoneNames: the zone list is the one of the Go this is built with,
+// and every zone in it is taken typed in lower case or in capitals, and
+// stored in its own spelling.
+func TestTimezoneNames(t *testing.T) {
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		t.Fatalf("go env GOROOT: %v", err)
+	}
+	zr, err := zip.OpenReader(filepath.Join(strings.TrimSpace(string(out)), "lib", "time", "zoneinfo.zip"))
+	if err != nil {
+		t.Fatalf("Go's time zone data: %v", err)
+	}
+	defer zr.Close()
+	var want []string
+	for _, f := range zr.File {
+		if !strings.HasSuffix(f.Name, "/") {
+			want = append(want, f.Name)
+		}
+	}
+	slices.Sort(want)
+	if got := strings.Fields(timezoneNames); !slices.Equal(got, want) {
+		t.Errorf("account_timezones.txt has %d zones, Go's data %d: write its names again (one a line, sorted)", len(got), len(want))
+	}
+	taken := 0
+	for _, z := range strings.Fields(timezoneNames) {
+		if !knownZone(z) {
+			continue // Factory, or a zone this machine cannot load
+		}
+		taken++
+		for _, typed := range []string{strings.ToLower(z), strings.ToUpper(z)} {
+			if got, msg := timezoneProblem(typed); got != z || msg != "" {
+				t.Errorf("timezoneProblem(%q) = %q, %q; want %q", typed, got, msg, z)
+			}
+		}
+	}
+	if taken < 500 {
+		t.Errorf("only %d zones load here", taken)
 	}
 }
