@@ -499,8 +499,18 @@ func TestCSRFRotatesAtLogin(t *testing.T) {
 	if want := sessionCSRF(cl.cookies[sessionCookie]); after != want {
 		t.Errorf("CSRF cookie after login = %q, want the session's token %q", after, want)
 	}
+	// The cookie and token from before login, sent again together (planted
+	// back, say), no longer work.
+	cl.cookies[csrfCookie] = before
 	if rec := cl.postRaw("/account/name", url.Values{csrfFormField: {before}, "display_name": {"Planted"}}); rec.Code != http.StatusForbidden {
-		t.Errorf("the token from before login = %d, want 403", rec.Code)
+		t.Errorf("the cookie and token from before login = %d, want 403", rec.Code)
+	}
+	// The refusal hands the browser its session's token back, and that works.
+	if got := cl.cookies[csrfCookie]; got != after {
+		t.Errorf("CSRF cookie after the refusal = %q, want the session's %q", got, after)
+	}
+	if rec := cl.post("/account/name", url.Values{"display_name": {"Root"}}); rec.Code != http.StatusSeeOther {
+		t.Errorf("a form after the refusal = %d, want 303", rec.Code)
 	}
 }
 

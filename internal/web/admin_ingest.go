@@ -200,9 +200,14 @@ func (h *ingester) startJob(userID int64, id string, o ingestOptions, files []st
 func saveProblem(err error) views.IngestProblem {
 	var fc *store.FormatConflictError
 	if errors.As(err, &fc) {
-		return views.IngestProblem{File: fc.Key, Msg: "このリリースと SIG は別の種類の文書から保存されています",
-			Detail: fmt.Sprintf("%s は %s (%s) から保存済みです。%s で取り込むとそれを置き換え、その問題を退役させるため、何も保存していません。"+
-				"upstream の CHANGELOG はリリース全体として (SIG を指定せずに) 取り込めます。", fc.Key, fc.StoredFile, views.FormatLabel(string(fc.StoredFormat)), views.FormatLabel(string(fc.Format)))}
+		detail := fmt.Sprintf("%s は %s (%s) から保存済みです。%s で取り込むとそれを置き換え、その問題を退役させるため、何も保存していません。",
+			fc.Key, fc.StoredFile, views.FormatLabel(string(fc.StoredFormat)), views.FormatLabel(string(fc.Format)))
+		if fc.Format != changelog.FormatArticle {
+			// An upstream CHANGELOG read for the whole release has a key
+			// of its own; an article has no other way in.
+			detail += "upstream の CHANGELOG はリリース全体として (SIG を指定せずに) 取り込めます。"
+		}
+		return views.IngestProblem{File: fc.Key, Msg: "このリリースと SIG は別の種類の文書から保存されています", Detail: detail}
 	}
 	return views.IngestProblem{File: "保存", Msg: "この内容は保存できません", Detail: err.Error()}
 }

@@ -618,6 +618,32 @@ func TestAdminIngestFormatConflict(t *testing.T) {
 	if strings.Contains(body, "would replace") || strings.Contains(body, "下書きとして保存") {
 		t.Errorf("preview shows the store's English or a save button: %.3000s", body)
 	}
+
+	// The other way round, an article where an upstream CHANGELOG of the
+	// same release and SIG is stored: refused too, with no advice about
+	// upstream CHANGELOGs.
+	ts = withGenerator(withAdmin(t, newAccountServer(t, Config{})), fakeGenerate)
+	upDoc, err := changelog.Parse([]byte(up), changelog.Options{SIG: "Node"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ts.db.IngestChangelogs(context.Background(), []store.ChangelogInput{{File: "CHANGELOG-1.36.md", Document: upDoc}},
+		store.IngestOptions{Actor: "test", Language: "ja", Now: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	admin = newClient(t, ts, "192.0.2.32")
+	admin.mustLogin("root", adminPassword)
+	rec = admin.postFiles("/admin/ingest", map[string][]byte{"node-1.36.txt": []byte(ingestTestArticle)})
+	if rec.Code != http.StatusSeeOther || !ingestPreviewPath.MatchString(rec.Header().Get("Location")) {
+		t.Fatalf("upload = %d to %q", rec.Code, rec.Header().Get("Location"))
+	}
+	body = waitPreview(t, admin, rec.Header().Get("Location")).Body.String()
+	if want := "1.36/node は CHANGELOG-1.36.md (upstream CHANGELOG) から保存済みです。記事 (変更内容) で取り込むとそれを置き換え"; !strings.Contains(body, want) {
+		t.Errorf("preview of the article lacks %q: %.3000s", want, body)
+	}
+	if strings.Contains(body, "リリース全体として") {
+		t.Error("the article's refusal advises reading an upstream CHANGELOG for the whole release, which would not let the article in")
+	}
 }
 
 // TestAdminIngestSaveSeveral: saving an upload of several documents leads

@@ -110,10 +110,12 @@ func (s *Server) bindCSRF(next echo.HandlerFunc) echo.HandlerFunc {
 		if ck, err := c.Cookie(s.csrfCookieName(c)); err == nil && hmac.Equal([]byte(ck.Value), []byte(tok)) {
 			return next(c)
 		}
+		// The browser gets its session's token either way, so that the
+		// forms of the page it is shown (a refusal's too) work.
+		s.setCSRFCookie(c, tok)
 		if !isSafeMethod(c.Request().Method) && !secFetchSameOrigin(c) {
 			return s.csrfRefused(middleware.ErrCSRFInvalid, c)
 		}
-		s.setCSRFCookie(c, tok)
 		return next(c)
 	}
 }

@@ -2,6 +2,8 @@ package web
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -9,6 +11,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
+
+	"kubequiz/internal/quiz"
 )
 
 const csrfContextKey = "csrf"
@@ -24,40 +28,56 @@ const (
 // space: "6 MB", beside per-file sizes in MiB.
 var uploadBodyText = strings.TrimSuffix(uploadBodyLimit, "M") + " MB"
 
-// uploadKey is where isUpload keeps its answer for the rest of the request.
+// uploadKey is where markUpload keeps, for isUpload, whether the request
+// is an admin's upload.
 const uploadKey = "kubequiz.upload"
 
 // isUpload reports whether a request posts files to an admin upload route
-// from a signed-in admin: only then does it get the larger body limit. The
-// body limits run before the session is loaded, so this looks the session
-// up itself (a cached lookup, as loadSession's); a forged or stale session
-// cookie, or a learner's, gets the small limit and is refused later by
-// requireAdmin. A lookup that fails also gets the small limit: loadSession
-// meets the same failure and answers with it.
+// from a signed-in admin (markUpload): only then does it get the larger
+// body limit.
 func (s *Server) isUpload(c echo.Context) bool {
-	if v, ok := c.Get(uploadKey).(bool); ok {
-		return v
-	}
-	v := s.adminUpload(c)
-	c.Set(uploadKey, v)
+	v, _ := c.Get(uploadKey).(bool)
 	return v
 }
 
-func (s *Server) adminUpload(c echo.Context) bool {
+// markUpload tells, before the body limits, whether the request is an
+// upload of a signed-in admin. The body limits run before the session is
+// loaded, so this looks the session up itself (a cached lookup, as
+// loadSession's); a forged or stale session cookie, or a learner's, gets
+// the small limit and is refused later by requireAdmin. A lookup that
+// fails is the request's error: not a 413 for an admin's upload.
+func (s *Server) markUpload(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		v, err := s.adminUpload(c)
+		if err != nil {
+			return err
+		}
+		c.Set(uploadKey, v)
+		return next(c)
+	}
+}
+
+func (s *Server) adminUpload(c echo.Context) (bool, error) {
 	if c.Request().Method != http.MethodPost {
-		return false
+		return false, nil
 	}
 	switch c.Request().URL.Path {
 	case "/admin/import", "/admin/ingest":
 	default:
-		return false
+		return false, nil
 	}
 	ck, err := c.Cookie(s.sessionCookieName(c))
 	if err != nil || !wellFormedToken(ck.Value) {
-		return false
+		return false, nil
 	}
 	u, _, err := s.db.SessionUser(c.Request().Context(), hashToken(ck.Value), time.Now(), idleTimeout)
-	return err == nil && u.IsAdmin()
+	if errors.Is(err, quiz.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("upload limit: %w", err)
+	}
+	return u.IsAdmin(), nil
 }
 
 // contentSecurityPolicy allows no inline script or style and nothing from
@@ -87,13 +107,15 @@ func (s *Server) pre() []echo.MiddlewareFunc {
 }
 
 // middleware returns the chain routed requests pass after pre, in order:
-// the body limit; the body parse (bodyparse.go), so that a body over the
+// whether the request is an admin's upload (markUpload), then the body
+// limit; the body parse (bodyparse.go), so that a body over the
 // limit is a 413 and forms hold only the body's fields; then CSRF, which
 // reads the form, so that a refused request has touched nothing; then the
 // session, which puts the signed-in user in the context; then the check
 // that a signed-in browser's CSRF cookie is its session's (bindCSRF).
 func (s *Server) middleware() []echo.MiddlewareFunc {
 	return []echo.MiddlewareFunc{
+		s.markUpload,
 		middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{Limit: bodyLimit, Skipper: s.isUpload}),
 		middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{Limit: uploadBodyLimit, Skipper: func(c echo.Context) bool { return !s.isUpload(c) }}),
 		parseBody,

@@ -416,6 +416,25 @@ func TestUploadLimitNeedsSession(t *testing.T) {
 	}
 }
 
+// TestUploadLimitLookupFails: when the session cannot be looked up (the
+// database is gone), an admin's upload gets the error (500), not a 413
+// that would blame its size.
+func TestUploadLimitLookupFails(t *testing.T) {
+	ts := withAdmin(t, newAccountServer(t, Config{}))
+	admin := newClient(t, ts, "127.0.7.5")
+	admin.mustLogin("root", adminPassword)
+	admin.csrfToken()
+	ts.db.Close()
+	time.Sleep(1100 * time.Millisecond) // past the store's session cache (1 s)
+	big := map[string][]byte{"big.yaml": bytes.Repeat([]byte("#"), 2<<20)}
+	if rec := admin.postFiles("/admin/import", big); rec.Code != http.StatusInternalServerError {
+		t.Errorf("2 MB upload with the database closed = %d, want 500", rec.Code)
+	}
+	if !strings.Contains(ts.log.String(), "upload limit") {
+		t.Errorf("the failed lookup is not logged:\n%s", ts.log.String())
+	}
+}
+
 // lockedBuffer is a log sink safe to read while a goroutine writes.
 type lockedBuffer struct {
 	mu  sync.Mutex
