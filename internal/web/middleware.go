@@ -52,7 +52,9 @@ func (s *Server) markUpload(next echo.HandlerFunc) echo.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		c.Set(uploadKey, v)
+		if v {
+			c.Set(uploadKey, true)
+		}
 		return next(c)
 	}
 }
