@@ -17,11 +17,11 @@ func TestKnownDeviceSparesAccountLimit(t *testing.T) {
 	ctx := context.Background()
 	start := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 	lim := LoginLimits{Window: 15 * time.Minute, PerAccountIP: 3, PerIP: 100, PerAccount: 4, KnownFor: 90 * 24 * time.Hour}
-	try := func(ip string, at time.Time) error { return db.ReserveLoginAttempt(ctx, "alice", ip, at, lim) }
+	try := func(ip string, at time.Time) error { return db.ReserveLoginAttempt(ctx, "alice", ip, nil, at, lim) }
 
 	// Alice signed in from her laptop and from an IPv6 /64 ten days ago.
 	for _, ip := range []string{"192.0.2.9", "2001:db8:1:2::1"} {
-		if err := db.LoginSucceeded(ctx, "Alice", ip, start.Add(-10*24*time.Hour), lim.KnownFor); err != nil {
+		if err := db.LoginSucceeded(ctx, "Alice", ip, nil, start.Add(-10*24*time.Hour), lim.KnownFor); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -71,7 +71,7 @@ func TestKnownDeviceSparesAccountLimit(t *testing.T) {
 	if err := try("2001:db8:1:2::1", later); !errors.Is(err, ErrRateLimited) {
 		t.Errorf("device last seen 110 days ago = %v, want ErrRateLimited", err)
 	}
-	if err := db.LoginSucceeded(ctx, "alice", "192.0.2.9", later, lim.KnownFor); err != nil {
+	if err := db.LoginSucceeded(ctx, "alice", "192.0.2.9", nil, later, lim.KnownFor); err != nil {
 		t.Fatal(err)
 	}
 	if c, _ := db.LoginFailures(ctx, "alice", "192.0.2.9", later.Add(-time.Hour)); c.AccountIP != 0 {
@@ -79,6 +79,64 @@ func TestKnownDeviceSparesAccountLimit(t *testing.T) {
 	}
 	if n := countRows(t, db, `SELECT count(*) FROM login_devices`); n != 1 {
 		t.Errorf("login_devices rows = %d, want 1 (the expired one dropped)", n)
+	}
+}
+
+// TestKnownDeviceCookie: a browser whose device token signed in to an
+// account is spared that account's limit from any address, not another
+// account's, and not once KnownFor has passed.
+func TestKnownDeviceCookie(t *testing.T) {
+	db := newTestDB(t)
+	ctx := context.Background()
+	start := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	lim := LoginLimits{Window: 15 * time.Minute, PerAccountIP: 3, PerIP: 100, PerAccount: 4, KnownFor: 90 * 24 * time.Hour}
+	phone, bobsPhone, other := []byte("phone-device-hash"), []byte("bob-device-hash"), []byte("other-device-hash")
+	if err := db.LoginSucceeded(ctx, "alice", "192.0.2.9", phone, start.Add(-10*24*time.Hour), lim.KnownFor); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.LoginSucceeded(ctx, "bob", "192.0.2.10", bobsPhone, start.Add(-10*24*time.Hour), lim.KnownFor); err != nil {
+		t.Fatal(err)
+	}
+	fill := func(at time.Time) {
+		t.Helper()
+		for i := range lim.PerAccount {
+			if err := db.ReserveLoginAttempt(ctx, "alice", fmt.Sprintf("198.51.100.%d", i+1), nil, at, lim); err != nil {
+				t.Fatalf("failure %d: %v", i+1, err)
+			}
+		}
+	}
+	fill(start)
+	tests := []struct {
+		name   string
+		ip     string
+		device []byte
+		at     time.Time
+		want   error
+	}{
+		{"her phone from a new address", "203.0.113.7", phone, start, nil},
+		{"no device token from a new address", "203.0.113.8", nil, start, ErrRateLimited},
+		{"an unknown device token", "203.0.113.9", other, start, ErrRateLimited},
+		{"another account's device", "203.0.113.10", bobsPhone, start, ErrRateLimited},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := db.ReserveLoginAttempt(ctx, "alice", tt.ip, tt.device, tt.at, lim); !errors.Is(err, tt.want) && err != tt.want {
+				t.Errorf("attempt = %v, want %v", err, tt.want)
+			}
+		})
+	}
+	// 100 days on, the phone is no longer known, and the next success
+	// drops its row.
+	later := start.Add(100 * 24 * time.Hour)
+	fill(later)
+	if err := db.ReserveLoginAttempt(ctx, "alice", "203.0.113.11", phone, later, lim); !errors.Is(err, ErrRateLimited) {
+		t.Errorf("device last seen 110 days ago = %v, want ErrRateLimited", err)
+	}
+	if err := db.LoginSucceeded(ctx, "alice", "192.0.2.9", other, later, lim.KnownFor); err != nil {
+		t.Fatal(err)
+	}
+	if n := countRows(t, db, `SELECT count(*) FROM login_device_cookies`); n != 1 {
+		t.Errorf("login_device_cookies rows = %d, want 1 (the expired ones dropped)", n)
 	}
 }
 

@@ -548,9 +548,10 @@ type LoginLimits struct {
 	PerAccountIP int // failures for one login from one address
 	PerIP        int // failures from one address, any login
 	PerAccount   int // failures for one login, any address
-	// KnownFor spares a login and address pair that signed in successfully
-	// (LoginSucceeded) within KnownFor from the PerAccount limit, so that
-	// failures from elsewhere cannot lock the owner out.
+	// KnownFor spares a login and address pair, or a login and device
+	// token pair, that signed in successfully (LoginSucceeded) within
+	// KnownFor from the PerAccount limit, so that failures from elsewhere
+	// cannot lock the owner out.
 	KnownFor time.Duration
 }
 
@@ -582,8 +583,10 @@ func RateKey(ip string) string {
 // a failure in the same transaction, so that parallel attempts cannot slip
 // past the limit. A right password then calls LoginSucceeded. Over a
 // limit it records nothing and returns ErrRateLimited, so the lock lifts as
-// soon as the oldest counted failure leaves the window.
-func (db *DB) ReserveLoginAttempt(ctx context.Context, login, ip string, now time.Time, lim LoginLimits) error {
+// soon as the oldest counted failure leaves the window. device is the
+// SHA-256 of the browser's device token (nil: none), for the known-device
+// exception of the per-account limit.
+func (db *DB) ReserveLoginAttempt(ctx context.Context, login, ip string, device []byte, now time.Time, lim LoginLimits) error {
 	key := RateKey(ip)
 	login = strings.ToLower(login)
 	// A failed sign-in touches no user or session: anonymous requests
@@ -601,7 +604,7 @@ func (db *DB) ReserveLoginAttempt(ctx context.Context, login, ip string, now tim
 			return ErrRateLimited
 		}
 		if c.Account >= lim.PerAccount {
-			known, err := knownDevice(ctx, tx, login, key, ms(now.Add(-lim.KnownFor)))
+			known, err := knownDevice(ctx, tx, login, key, device, ms(now.Add(-lim.KnownFor)))
 			if err != nil {
 				return err
 			}

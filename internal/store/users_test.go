@@ -194,7 +194,9 @@ func TestLoginAttemptLimits(t *testing.T) {
 	ctx := context.Background()
 	lim := LoginLimits{Window: 15 * time.Minute, PerAccountIP: 3, PerIP: 5, PerAccount: 4}
 	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
-	try := func(login, ip string, at time.Time) error { return db.ReserveLoginAttempt(ctx, login, ip, at, lim) }
+	try := func(login, ip string, at time.Time) error {
+		return db.ReserveLoginAttempt(ctx, login, ip, nil, at, lim)
+	}
 
 	for i := range 3 {
 		if err := try("Alice", "192.0.2.1", t0.Add(time.Duration(i)*time.Minute)); err != nil {
@@ -255,7 +257,7 @@ func TestLoginAttemptsParallel(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := db.ReserveLoginAttempt(ctx, "alice", "192.0.2.1", now, lim); err == nil {
+			if err := db.ReserveLoginAttempt(ctx, "alice", "192.0.2.1", nil, now, lim); err == nil {
 				mu.Lock()
 				allowed++
 				mu.Unlock()

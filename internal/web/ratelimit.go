@@ -2,6 +2,7 @@ package web
 
 import (
 	"errors"
+	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -22,9 +23,11 @@ import (
 //   - 50 per account from all addresses: guessing spread over many machines.
 //     So that an attacker with many addresses cannot use it to lock the
 //     owner out, it spares known devices: an address (or IPv6 /64) from
-//     which the account signed in successfully within the last 90 days.
-//     The owner's usual devices keep working; a new one waits, at most
-//     until the oldest counted failure leaves the window.
+//     which the account signed in successfully within the last 90 days, and
+//     a browser that did, by the device token it keeps in a cookie
+//     (deviceCookie), whatever its address now. The owner's usual devices
+//     keep working, a phone whose address changed too; a new one waits, at
+//     most until the oldest counted failure leaves the window.
 //
 // Refused attempts are not counted, so the wait never grows past the window;
 // a right password clears the failures of that account from that address
@@ -49,7 +52,7 @@ const knownDeviceFor = 90 * 24 * time.Hour
 // reserveAttempt counts a sign-in (or current-password) attempt before the
 // password is checked. It returns false when a limit is reached.
 func (s *Server) reserveAttempt(c echo.Context, login string) (bool, error) {
-	err := s.db.ReserveLoginAttempt(c.Request().Context(), rateLogin(login), c.RealIP(), time.Now(), loginLimits())
+	err := s.db.ReserveLoginAttempt(c.Request().Context(), rateLogin(login), c.RealIP(), s.deviceHash(c), time.Now(), loginLimits())
 	if errors.Is(err, store.ErrRateLimited) {
 		c.Response().Header().Set("Retry-After", strconv.Itoa(int(loginLimits().Window/time.Second)))
 		return false, nil
@@ -58,9 +61,60 @@ func (s *Server) reserveAttempt(c echo.Context, login string) (bool, error) {
 }
 
 // attemptSucceeded forgets the failures of this login from this address
-// and remembers the address as a known device of the login.
+// and remembers the address, and the browser by its device token (given
+// one now if it has none), as known devices of the login.
 func (s *Server) attemptSucceeded(c echo.Context, login string) error {
-	return s.db.LoginSucceeded(c.Request().Context(), rateLogin(login), c.RealIP(), time.Now(), knownDeviceFor)
+	device := s.deviceHash(c)
+	if device == nil {
+		tok, hash, err := newToken()
+		if err != nil {
+			return err
+		}
+		s.setDeviceCookie(c, tok)
+		device = hash
+	}
+	return s.db.LoginSucceeded(c.Request().Context(), rateLogin(login), c.RealIP(), device, time.Now(), knownDeviceFor)
+}
+
+// Device cookie names; see sessionCookie for the __Host- prefix. The
+// cookie holds a random token that tells a browser which signed in before
+// from any other; it stays through sign-out, and the server keeps only its
+// SHA-256, per login (store.LoginSucceeded).
+const (
+	deviceCookie       = "kq_device"
+	deviceCookieSecure = "__Host-kq_device"
+)
+
+func (s *Server) deviceCookieName(c echo.Context) string {
+	if s.secureCookies(c) {
+		return deviceCookieSecure
+	}
+	return deviceCookie
+}
+
+// deviceHash is the stored form of the browser's device token, or nil when
+// it has none that newToken could have made.
+func (s *Server) deviceHash(c echo.Context) []byte {
+	ck, err := c.Cookie(s.deviceCookieName(c))
+	if err != nil || !wellFormedToken(ck.Value) {
+		return nil
+	}
+	return hashToken(ck.Value)
+}
+
+// setDeviceCookie gives the browser a device token, kept as long as a
+// known device is.
+func (s *Server) setDeviceCookie(c echo.Context, tok string) {
+	c.SetCookie(&http.Cookie{
+		Name:     s.deviceCookieName(c),
+		Value:    tok,
+		Path:     "/",
+		Expires:  time.Now().Add(knownDeviceFor),
+		MaxAge:   int(knownDeviceFor / time.Second),
+		Secure:   s.secureCookies(c),
+		HttpOnly: true,
+		SameSite: http.SameSiteLaxMode,
+	})
 }
 
 // Registration limit: attempts that pass the form checks, per address (IPv6

@@ -38,11 +38,23 @@ func displayName(t *testing.T, ts *testServer, login string) string {
 
 // TestLoginLockoutSparesKnownDevices: failures spread over many addresses
 // reach the per-account limit, yet the owner signs in from an address they
-// used before; an address the account never signed in from waits.
+// used before, or in a browser they signed in with before from another
+// address (by its device cookie); an address and browser the account never
+// signed in from wait, a browser known to another account too.
 func TestLoginLockoutSparesKnownDevices(t *testing.T) {
 	ts := withAdmin(t, newAccountServer(t, Config{}))
 	lim := loginLimits()
 	newClient(t, ts, "127.0.0.3").mustLogin("root", adminPassword)
+	phone := newClient(t, ts, "127.0.0.4")
+	phone.mustLogin("root", adminPassword)
+	if phone.cookies[deviceCookie] == "" {
+		t.Fatal("a sign-in gave the browser no device cookie")
+	}
+	mallory := newClient(t, ts, "127.0.2.200")
+	if rec := mallory.register("mallory", memberPassword, nil); rec.Code != http.StatusSeeOther {
+		t.Fatalf("register = %d", rec.Code)
+	}
+	mallory.mustLogin("mallory", memberPassword) // her browser is a known device of hers
 
 	attackers := map[int]*client{}
 	for i := range lim.PerAccount {
@@ -62,10 +74,26 @@ func TestLoginLockoutSparesKnownDevices(t *testing.T) {
 	if _, ok := stranger.cookies[sessionCookie]; ok {
 		t.Error("the refused sign-in set a session cookie")
 	}
+	if _, ok := stranger.cookies[deviceCookie]; ok {
+		t.Error("the refused sign-in set a device cookie")
+	}
 	owner := newClient(t, ts, "127.0.0.3")
 	owner.mustLogin("root", adminPassword)
 	if got := owner.signedInAs(); got != "root" {
 		t.Errorf("owner signed in as %q, want root", got)
+	}
+	// The phone, signed out, on a new address: its device cookie is known.
+	if rec := phone.post("/logout", url.Values{}); rec.Code != http.StatusSeeOther {
+		t.Fatalf("logout = %d", rec.Code)
+	}
+	phone.ip = "127.0.0.77"
+	if rec := phone.login("root", adminPassword); rec.Code != http.StatusSeeOther {
+		t.Errorf("right password from the owner's browser on a new address = %d, want 303", rec.Code)
+	}
+	// A device cookie known to another account is not known to this one.
+	mallory.ip = "127.0.0.78"
+	if rec := mallory.login("root", adminPassword); rec.Code != http.StatusTooManyRequests {
+		t.Errorf("right password from a browser known to another account = %d, want 429", rec.Code)
 	}
 }
 
