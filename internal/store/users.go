@@ -299,8 +299,8 @@ func (db *DB) SetStudyLimits(ctx context.Context, userID int64, newPerDay, revie
 	return nil
 }
 
-// ChangePassword stores a new password hash and ends every session of the
-// user. When next is not nil it is then created, so that the browser that
+// ChangePassword stores a new password hash, ends every session of the
+// user and forgets its known devices (forgetDevices). When next is not nil it is then created, so that the browser that
 // changed the password stays signed in with a fresh token.
 func (db *DB) ChangePassword(ctx context.Context, userID int64, hash string, now time.Time, next *NewSession) error {
 	err := db.tx(ctx, func(tx *sql.Tx) error {
@@ -309,6 +309,9 @@ func (db *DB) ChangePassword(ctx context.Context, userID int64, hash string, now
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE user_id = ?`, userID); err != nil {
+			return err
+		}
+		if err := forgetDevices(ctx, tx, userID); err != nil {
 			return err
 		}
 		if next != nil {
@@ -337,8 +340,10 @@ func (db *DB) ChangePasswordByLogin(ctx context.Context, login, hash string, now
 			hash, ms(now), id); err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `DELETE FROM sessions WHERE user_id = ?`, id)
-		return err
+		if _, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE user_id = ?`, id); err != nil {
+			return err
+		}
+		return forgetDevices(ctx, tx, id)
 	})
 	if err != nil {
 		return fmt.Errorf("store: change password of %q: %w", login, err)
@@ -604,15 +609,25 @@ func (db *DB) ReserveLoginAttempt(ctx context.Context, login, ip string, device 
 			return ErrRateLimited
 		}
 		if c.Account >= lim.PerAccount {
-			known, err := knownDevice(ctx, tx, login, key, device, ms(now.Add(-lim.KnownFor)))
+			address, browser, err := knownDevice(ctx, tx, login, key, device, ms(now.Add(-lim.KnownFor)))
 			if err != nil {
 				return err
 			}
-			if !known {
+			if browser && !address {
+				// A device token goes anywhere: it has a limit of its own,
+				// that of one address.
+				var n int
+				if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM login_failures WHERE login = ? AND device = ? AND at > ?`,
+					login, device, since).Scan(&n); err != nil {
+					return err
+				}
+				browser = n < lim.PerAccountIP
+			}
+			if !address && !browser {
 				return ErrRateLimited
 			}
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO login_failures (login, ip, at) VALUES (?, ?, ?)`, login, key, ms(now))
+		_, err = tx.ExecContext(ctx, `INSERT INTO login_failures (login, ip, at, device) VALUES (?, ?, ?, ?)`, login, key, ms(now), device)
 		return err
 	})
 	if err != nil {

@@ -61,25 +61,27 @@ func (s *Server) reserveAttempt(c echo.Context, login string) (bool, error) {
 }
 
 // attemptSucceeded forgets the failures of this login from this address
-// and remembers the address, and the browser by its device token (given
-// one now if it has none), as known devices of the login.
+// and remembers the address, and the browser by a new device token given
+// to it now, as known devices of the login. The token the browser brought
+// is never kept (one planted in it would otherwise become known), and the
+// new one's cookie lives as long as a known device.
 func (s *Server) attemptSucceeded(c echo.Context, login string) error {
-	device := s.deviceHash(c)
-	if device == nil {
-		tok, hash, err := newToken()
-		if err != nil {
-			return err
-		}
-		s.setDeviceCookie(c, tok)
-		device = hash
+	tok, hash, err := newToken()
+	if err != nil {
+		return err
 	}
-	return s.db.LoginSucceeded(c.Request().Context(), rateLogin(login), c.RealIP(), device, time.Now(), knownDeviceFor)
+	if err := s.db.LoginSucceeded(c.Request().Context(), rateLogin(login), c.RealIP(), s.deviceHash(c), hash, time.Now(), knownDeviceFor); err != nil {
+		return err
+	}
+	s.setDeviceCookie(c, tok)
+	return nil
 }
 
 // Device cookie names; see sessionCookie for the __Host- prefix. The
-// cookie holds a random token that tells a browser which signed in before
-// from any other; it stays through sign-out, and the server keeps only its
-// SHA-256, per login (store.LoginSucceeded).
+// cookie holds a random token, new at every sign-in, that tells a browser
+// which signed in before from any other; it stays through sign-out, and
+// the server keeps only its SHA-256, per login, until a password change
+// (store.LoginSucceeded).
 const (
 	deviceCookie       = "kq_device"
 	deviceCookieSecure = "__Host-kq_device"

@@ -45,10 +45,22 @@ func TestLoginLockoutSparesKnownDevices(t *testing.T) {
 	ts := withAdmin(t, newAccountServer(t, Config{}))
 	lim := loginLimits()
 	newClient(t, ts, "127.0.0.3").mustLogin("root", adminPassword)
+	// A device token planted in the owner's browser is not the one it has
+	// after signing in, and every sign-in gives a new one.
+	planted, _, err := newToken()
+	if err != nil {
+		t.Fatal(err)
+	}
 	phone := newClient(t, ts, "127.0.0.4")
+	phone.cookies[deviceCookie] = planted
 	phone.mustLogin("root", adminPassword)
-	if phone.cookies[deviceCookie] == "" {
-		t.Fatal("a sign-in gave the browser no device cookie")
+	first := phone.cookies[deviceCookie]
+	if first == "" || first == planted {
+		t.Fatalf("device cookie after sign-in = %q (planted %q): want a new one", first, planted)
+	}
+	phone.mustLogin("root", adminPassword)
+	if again := phone.cookies[deviceCookie]; again == "" || again == first {
+		t.Errorf("device cookie after a second sign-in = %q, want a new one", again)
 	}
 	mallory := newClient(t, ts, "127.0.2.200")
 	if rec := mallory.register("mallory", memberPassword, nil); rec.Code != http.StatusSeeOther {
@@ -89,6 +101,14 @@ func TestLoginLockoutSparesKnownDevices(t *testing.T) {
 	phone.ip = "127.0.0.77"
 	if rec := phone.login("root", adminPassword); rec.Code != http.StatusSeeOther {
 		t.Errorf("right password from the owner's browser on a new address = %d, want 303", rec.Code)
+	}
+	// The planted token, and the phone's earlier one, are known to no one.
+	for i, tok := range []string{planted, first} {
+		thief := newClient(t, ts, fmt.Sprintf("127.0.0.%d", 80+i))
+		thief.cookies[deviceCookie] = tok
+		if rec := thief.login("root", adminPassword); rec.Code != http.StatusTooManyRequests {
+			t.Errorf("right password with a device token the owner no longer holds (%d) = %d, want 429", i, rec.Code)
+		}
 	}
 	// A device cookie known to another account is not known to this one.
 	mallory.ip = "127.0.0.78"
