@@ -25,13 +25,16 @@ import (
 //     owner out, it spares known devices: an address (or IPv6 /64) from
 //     which the account signed in successfully within the last 90 days, and
 //     a browser that did, by the device token it keeps in a cookie
-//     (deviceCookie), whatever its address now. The owner's usual devices
-//     keep working, a phone whose address changed too; a new one waits, at
-//     most until the oldest counted failure leaves the window.
+//     (deviceCookie), whatever its address now; such a token, which could
+//     be copied from a shared browser, has 5 failures of its own, as an
+//     address. The owner's usual devices keep working, a phone whose
+//     address changed too; a new one waits, at most until the oldest
+//     counted failure leaves the window. A password change forgets them.
 //
 // Refused attempts are not counted, so the wait never grows past the window;
 // a right password clears the failures of that account from that address
-// and makes the address a known device of the account.
+// and makes the address, and the browser with a new token, known devices of
+// the account.
 // IPv6 addresses count by their /64 network (store.RateKey). The address is
 // the TCP peer, or behind a configured proxy the address it forwards for
 // (ipExtractor), so clients cannot choose it with headers.
