@@ -67,6 +67,10 @@ func TestAdminImportFlow(t *testing.T) {
 	if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), `id="import-apply"`) {
 		t.Fatalf("preview = %d; body %.500s", rec.Code, rec.Body.String())
 	}
+	if !strings.Contains(rec.Body.String(), `class="overflow-auto"`) {
+		t.Error("the preview has no scrolling box to check")
+	}
+	checkScrollBoxes(t, preview, rec.Body.String())
 	if empty, _ := ts.db.IsEmpty(ctx); !empty {
 		t.Fatal("the preview wrote decks")
 	}

@@ -107,6 +107,18 @@ func ingestCheckLabels(t *testing.T, path, body string) {
 	if forms := strings.Count(body, "<form"); forms != strings.Count(body, `name="_csrf"`) {
 		t.Errorf("%s: %d forms, %d CSRF fields", path, forms, strings.Count(body, `name="_csrf"`))
 	}
+	checkScrollBoxes(t, path, body)
+}
+
+// checkScrollBoxes fails when a box that scrolls a wide table cannot take
+// the keyboard's focus or has no name to be announced by.
+func checkScrollBoxes(t *testing.T, path, body string) {
+	t.Helper()
+	for _, box := range regexp.MustCompile(`<div class="overflow-auto"[^>]*>`).FindAllString(body, -1) {
+		if !strings.Contains(box, `tabindex="0"`) || !strings.Contains(box, `role="region"`) || !regexp.MustCompile(`aria-label="[^"]+"`).MatchString(box) {
+			t.Errorf("%s: a scrolling box the keyboard cannot reach or that has no name: %s", path, box)
+		}
+	}
 }
 
 func TestAdminIngestFlow(t *testing.T) {

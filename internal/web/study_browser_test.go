@@ -14,6 +14,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"kubequiz/internal/fsrs"
 	"kubequiz/internal/quiz"
@@ -401,38 +402,67 @@ questions:
     source: {release: "1.36", sig: SIG-Node, kind: feature, prs: [136711]}
 `
 
-// TestGradeButtonsInSightOnPhone: on a phone, after an answer whose
-// feedback is taller than the screen, the verdict and the focused,
-// preselected grade button are both in sight without scrolling; scrolled
-// to its end, the feedback is not hidden under the buttons.
-func TestGradeButtonsInSightOnPhone(t *testing.T) {
+// TestGradeButtonsInSight: on a phone and on a desktop screen, after an
+// answer whose feedback is taller than the screen, the verdict and the
+// focused, preselected grade button are both in sight without scrolling;
+// a link of the feedback reached with the keyboard is not hidden under the
+// buttons; scrolled to its end, the feedback is not hidden under them.
+func TestGradeButtonsInSight(t *testing.T) {
 	env := newStudyEnv(t)
 	importYAML(t, env.ts, "long.yaml", longFeedbackYAML, false)
 	ctx, srvURL := studyBrowser(t, env)
-	step := browserStep(t, ctx)
 	inSight := func(sel string) string {
 		return `(() => { const e = document.querySelector('` + sel + `'); if (!e) return false;
 			const r = e.getBoundingClientRect(); return r.top >= 0 && r.bottom <= window.innerHeight; })()`
 	}
-	step("a phone screen", chromedp.EmulateViewport(375, 667, chromedp.EmulateMobile),
-		chromedp.Navigate(srvURL+"/study/v1-36-long"),
-		untilSettled("the question", `!!document.querySelector('input[name=choice][value="2"]')`, 5*time.Second),
-		chromedp.Click(chromedp.CSS(`input[name=choice][value="2"]`)),
-		chromedp.Click(chromedp.CSS(`form.study-answer button[type=submit]`)),
-		untilSettled("Good to have focus", `document.activeElement && document.activeElement.matches('button[name=rating][value="3"][data-preselected]')`, 5*time.Second))
-	if tall := journeyEval[bool](t, ctx, `document.querySelector('#study').getBoundingClientRect().height > window.innerHeight`); !tall {
-		t.Fatal("the feedback fits the screen: the test shows nothing")
-	}
-	for _, sel := range []string{`#study .feedback header`, `button[data-preselected]`} {
-		if !journeyEval[bool](t, ctx, inSight(sel)) {
-			t.Errorf("%s is out of sight after the answer: %v", sel, journeyEval[string](t, ctx,
-				`JSON.stringify(document.querySelector('`+sel+`').getBoundingClientRect()) + ' in ' + window.innerHeight`))
-		}
-	}
-	// At the end of the page, the source line is above the buttons.
-	step("scroll to the end", chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, document.documentElement.scrollHeight)`), chromedp.Sleep(100*time.Millisecond))
-	if !journeyEval[bool](t, ctx, `document.querySelector('#study .feedback footer').getBoundingClientRect().bottom <= document.querySelector('form.study-grade').getBoundingClientRect().top + 1`) {
-		t.Error("scrolled to its end, the feedback's source line is under the grade buttons")
+	// onTop holds when the focused element is what a click at its middle
+	// would hit: nothing covers it.
+	const onTop = `(() => { const e = document.activeElement, r = e.getBoundingClientRect();
+		const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+		return r.top >= 0 && r.bottom <= window.innerHeight && !!hit && e.contains(hit); })()`
+	for _, screen := range []struct {
+		name          string
+		width, height int64
+		mobile        bool
+	}{{"phone", 375, 667, true}, {"desktop", 1280, 800, false}} {
+		t.Run(screen.name, func(t *testing.T) {
+			step := browserStep(t, ctx)
+			emulate := chromedp.EmulateViewport(screen.width, screen.height)
+			if screen.mobile {
+				emulate = chromedp.EmulateViewport(screen.width, screen.height, chromedp.EmulateMobile)
+			}
+			step("open the deck", emulate,
+				chromedp.Navigate(srvURL+"/study/v1-36-long"),
+				untilSettled("the question", `!!document.querySelector('input[name=choice][value="2"]')`, 5*time.Second),
+				chromedp.Click(chromedp.CSS(`input[name=choice][value="2"]`)),
+				chromedp.Click(chromedp.CSS(`form.study-answer button[type=submit]`)),
+				untilSettled("Good to have focus", `document.activeElement && document.activeElement.matches('button[name=rating][value="3"][data-preselected]')`, 5*time.Second))
+			if tall := journeyEval[bool](t, ctx, `document.querySelector('#study').getBoundingClientRect().bottom > window.innerHeight`); !tall {
+				t.Fatal("the feedback fits the screen: the test shows nothing")
+			}
+			for _, sel := range []string{`#study .feedback header`, `button[data-preselected]`} {
+				if !journeyEval[bool](t, ctx, inSight(sel)) {
+					t.Errorf("%s is out of sight after the answer: %v", sel, journeyEval[string](t, ctx,
+						`JSON.stringify(document.querySelector('`+sel+`').getBoundingClientRect()) + ' in ' + window.innerHeight`))
+				}
+			}
+			// The last link of the feedback, reached with Shift+Tab from the
+			// first grade button, is scrolled clear of the buttons.
+			step("Shift+Tab to the last link", chromedp.Evaluate[chromedp.Void](`document.querySelector('button[name=rating][value="1"]').focus({preventScroll: true})`),
+				chromedp.KeyEvent(kb.Tab, chromedp.KeyModifiers(kb.ModifierShift)), chromedp.Sleep(100*time.Millisecond))
+			if !journeyEval[bool](t, ctx, `document.activeElement.matches('#study .feedback a')`) {
+				t.Fatalf("Shift+Tab from Again focused %s, not a link of the feedback", journeyEval[string](t, ctx, `document.activeElement.outerHTML.slice(0, 80)`))
+			}
+			if !journeyEval[bool](t, ctx, onTop) {
+				t.Errorf("the focused link is hidden: %v", journeyEval[string](t, ctx,
+					`JSON.stringify(document.activeElement.getBoundingClientRect()) + ' in ' + window.innerHeight`))
+			}
+			// At the end of the page, the source line is above the buttons.
+			step("scroll to the end", chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, document.documentElement.scrollHeight)`), chromedp.Sleep(100*time.Millisecond))
+			if !journeyEval[bool](t, ctx, `document.querySelector('#study .feedback footer').getBoundingClientRect().bottom <= document.querySelector('form.study-grade').getBoundingClientRect().top + 1`) {
+				t.Error("scrolled to its end, the feedback's source line is under the grade buttons")
+			}
+		})
 	}
 }
 
