@@ -118,7 +118,7 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.url, "url", "", "a kubequiz server already running on this machine (http://127.0.0.1:PORT), with -db")
 	fs.StringVar(&c.dbPath, "db", "", "with -url: that server's database file, where the learners' accounts are created (the write ceilings run on files beside it)")
 	fs.Uint64Var(&c.seed, "seed", 1, "seed of the learners' answers and grades")
-	fs.IntVar(&c.copies, "copies", 3, "extra copies of the bundled decks, so that learners do not run out of new cards")
+	fs.IntVar(&c.copies, "copies", 7, "extra copies of the bundled decks, so that learners do not run out of new cards")
 	fs.StringVar(&phases, "phases", strings.Join(defaultPhases, ","), "phases to run, in this order (known: "+strings.Join(knownPhases, ",")+")")
 	var sync string
 	fs.StringVar(&sync, "sync", "normal", "the in-process server's synchronous setting, which the sqlite phase measures too: normal or full (kubequiz serve -sync)")
