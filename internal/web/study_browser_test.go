@@ -466,6 +466,57 @@ func TestGradeButtonsInSight(t *testing.T) {
 	}
 }
 
+// contrastJS defines kqContrast(a, b), the WCAG contrast ratio of two CSS
+// colours, the first laid over the second when it is translucent.
+const contrastJS = `window.kqContrast = (a, b) => {
+	const rgba = c => { const e = document.createElement('i'); e.style.color = c; document.body.appendChild(e);
+		const m = getComputedStyle(e).color.match(/[\d.]+/g).map(Number); e.remove(); return m.length === 3 ? [...m, 1] : m; };
+	const [fr, fg, fb, fa] = rgba(a), [br, bg, bb] = rgba(b);
+	const mix = [fr * fa + br * (1 - fa), fg * fa + bg * (1 - fa), fb * fa + bb * (1 - fa)];
+	const lum = c => { const [r, g, b] = c.map(v => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; }); return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+	const [l1, l2] = [lum(mix), lum([br, bg, bb])].sort((x, y) => y - x);
+	return (l1 + 0.05) / (l2 + 0.05);
+}`
+
+// TestFocusContrast: in the light and the dark scheme, the focus ring
+// stands out from the page at 3:1 or more, and the focused, preselected
+// grade button keeps its text at 4.5:1 or more.
+func TestFocusContrast(t *testing.T) {
+	env := newStudyEnv(t)
+	importYAML(t, env.ts, "long.yaml", longFeedbackYAML, false)
+	ctx, srvURL := studyBrowser(t, env)
+	for _, scheme := range []string{"light", "dark"} {
+		t.Run(scheme, func(t *testing.T) {
+			step := browserStep(t, ctx)
+			step("the "+scheme+" scheme", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+				_, err := cdp.Call(ctx, tg, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+					Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}}})
+				return err
+			}),
+				chromedp.Navigate(srvURL+"/study/v1-36-long"),
+				untilSettled("the question", `!!document.querySelector('input[name=choice][value="2"]')`, 5*time.Second))
+			if got := journeyEval[bool](t, ctx, `matchMedia('(prefers-color-scheme: `+scheme+`)').matches`); !got {
+				t.Fatalf("the page is not in the %s scheme", scheme)
+			}
+			step("answer", chromedp.Click(chromedp.CSS(`input[name=choice][value="2"]`)),
+				chromedp.Click(chromedp.CSS(`form.study-answer button[type=submit]`)),
+				untilSettled("a grade button to have focus", `document.activeElement && document.activeElement.matches('button[data-preselected]')`, 5*time.Second),
+				chromedp.Sleep(400*time.Millisecond), // Pico's colour transitions
+				chromedp.Evaluate[chromedp.Void](contrastJS))
+			page := `getComputedStyle(document.body).backgroundColor`
+			ring := journeyEval[float64](t, ctx, `kqContrast(getComputedStyle(document.documentElement).getPropertyValue('--pico-primary-focus').trim(), `+page+`)`)
+			if ring < 3 {
+				t.Errorf("focus ring against the page: %.2f:1, want 3:1", ring)
+			}
+			text := journeyEval[float64](t, ctx, `(() => { const s = getComputedStyle(document.activeElement); return kqContrast(s.color, s.backgroundColor); })()`)
+			if text < 4.5 {
+				t.Errorf("the focused grade button's text: %.2f:1, want 4.5:1 (%s)", text, journeyEval[string](t, ctx,
+					`(() => { const s = getComputedStyle(document.activeElement); return s.color + ' on ' + s.backgroundColor; })()`))
+			}
+		})
+	}
+}
+
 // TestDecksPageFreshAfterBack: Back to the decks page after studying shows
 // the counts as they are now. Browsers may show a page again from their
 // back-forward cache even when it was sent with no-store; app.js then
