@@ -12,11 +12,25 @@ import (
 	"kubequiz/internal/quiz"
 )
 
+// testLoginLimits are small limits for the sign-in limit tests.
+var testLoginLimits = LoginLimits{Window: 15 * time.Minute, PerAccountIP: 3, PerIP: 100, PerAccount: 4, KnownFor: 90 * 24 * time.Hour}
+
+// fillAccountLimit records testLoginLimits.PerAccount failures of login at
+// at, each from an address of its own, so that the account is at its limit.
+func fillAccountLimit(t *testing.T, db *DB, login string, at time.Time) {
+	t.Helper()
+	for i := range testLoginLimits.PerAccount {
+		if err := db.ReserveLoginAttempt(context.Background(), login, fmt.Sprintf("198.51.100.%d", i+1), nil, at, testLoginLimits); err != nil {
+			t.Fatalf("failure %d: %v", i+1, err)
+		}
+	}
+}
+
 func TestKnownDeviceSparesAccountLimit(t *testing.T) {
 	db := newTestDB(t)
 	ctx := context.Background()
 	start := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
-	lim := LoginLimits{Window: 15 * time.Minute, PerAccountIP: 3, PerIP: 100, PerAccount: 4, KnownFor: 90 * 24 * time.Hour}
+	lim := testLoginLimits
 	try := func(ip string, at time.Time) error { return db.ReserveLoginAttempt(ctx, "alice", ip, nil, at, lim) }
 
 	// Alice signed in from her laptop and from an IPv6 /64 ten days ago.
@@ -26,11 +40,7 @@ func TestKnownDeviceSparesAccountLimit(t *testing.T) {
 		}
 	}
 	// Failures from elsewhere fill the account's limit.
-	for i := range lim.PerAccount {
-		if err := try(fmt.Sprintf("198.51.100.%d", i+1), start); err != nil {
-			t.Fatalf("failure %d: %v", i+1, err)
-		}
-	}
+	fillAccountLimit(t, db, "alice", start)
 	tests := []struct {
 		name string
 		ip   string
@@ -63,11 +73,7 @@ func TestKnownDeviceSparesAccountLimit(t *testing.T) {
 	// A device not seen for longer than KnownFor is no longer known; a
 	// success clears the pair's failures and renews it.
 	later := start.Add(100 * 24 * time.Hour)
-	for i := range lim.PerAccount {
-		if err := try(fmt.Sprintf("198.51.100.%d", i+1), later); err != nil {
-			t.Fatalf("later failure %d: %v", i+1, err)
-		}
-	}
+	fillAccountLimit(t, db, "alice", later)
 	if err := try("2001:db8:1:2::1", later); !errors.Is(err, ErrRateLimited) {
 		t.Errorf("device last seen 110 days ago = %v, want ErrRateLimited", err)
 	}
@@ -89,7 +95,7 @@ func TestKnownDeviceCookie(t *testing.T) {
 	db := newTestDB(t)
 	ctx := context.Background()
 	start := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
-	lim := LoginLimits{Window: 15 * time.Minute, PerAccountIP: 3, PerIP: 100, PerAccount: 4, KnownFor: 90 * 24 * time.Hour}
+	lim := testLoginLimits
 	phone, bobsPhone, other := []byte("phone-device-hash"), []byte("bob-device-hash"), []byte("other-device-hash")
 	if err := db.LoginSucceeded(ctx, "alice", "192.0.2.9", nil, phone, start.Add(-10*24*time.Hour), lim.KnownFor); err != nil {
 		t.Fatal(err)
@@ -97,15 +103,7 @@ func TestKnownDeviceCookie(t *testing.T) {
 	if err := db.LoginSucceeded(ctx, "bob", "192.0.2.10", nil, bobsPhone, start.Add(-10*24*time.Hour), lim.KnownFor); err != nil {
 		t.Fatal(err)
 	}
-	fill := func(at time.Time) {
-		t.Helper()
-		for i := range lim.PerAccount {
-			if err := db.ReserveLoginAttempt(ctx, "alice", fmt.Sprintf("198.51.100.%d", i+1), nil, at, lim); err != nil {
-				t.Fatalf("failure %d: %v", i+1, err)
-			}
-		}
-	}
-	fill(start)
+	fillAccountLimit(t, db, "alice", start)
 	tests := []struct {
 		name   string
 		ip     string
@@ -128,7 +126,7 @@ func TestKnownDeviceCookie(t *testing.T) {
 	// 100 days on, the phone is no longer known, and the next success
 	// drops its row.
 	later := start.Add(100 * 24 * time.Hour)
-	fill(later)
+	fillAccountLimit(t, db, "alice", later)
 	if err := db.ReserveLoginAttempt(ctx, "alice", "203.0.113.11", phone, later, lim); !errors.Is(err, ErrRateLimited) {
 		t.Errorf("device last seen 110 days ago = %v, want ErrRateLimited", err)
 	}
@@ -148,7 +146,7 @@ func TestKnownDeviceCookieLimits(t *testing.T) {
 	db := newTestDB(t)
 	ctx := context.Background()
 	start := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
-	lim := LoginLimits{Window: 15 * time.Minute, PerAccountIP: 3, PerIP: 100, PerAccount: 4, KnownFor: 90 * 24 * time.Hour}
+	lim := testLoginLimits
 	u, err := db.CreateUser(ctx, NewUser{Login: "carol", PasswordHash: "h"}, start)
 	if err != nil {
 		t.Fatal(err)
@@ -157,11 +155,7 @@ func TestKnownDeviceCookieLimits(t *testing.T) {
 	if err := db.LoginSucceeded(ctx, "carol", "192.0.2.9", nil, phone, start.Add(-time.Hour), lim.KnownFor); err != nil {
 		t.Fatal(err)
 	}
-	for i := range lim.PerAccount {
-		if err := db.ReserveLoginAttempt(ctx, "carol", fmt.Sprintf("198.51.100.%d", i+1), nil, start, lim); err != nil {
-			t.Fatalf("failure %d: %v", i+1, err)
-		}
-	}
+	fillAccountLimit(t, db, "carol", start)
 	// The phone's token, from a new address each time: PerAccountIP tries.
 	for i := range lim.PerAccountIP + 1 {
 		err := db.ReserveLoginAttempt(ctx, "carol", fmt.Sprintf("203.0.113.%d", i+1), phone, start, lim)

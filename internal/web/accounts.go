@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -453,7 +454,7 @@ func timezoneProblem(s string) (string, string) {
 	if zone == "" || len(zone) > 64 || path.Clean(zone) != zone || strings.HasPrefix(zone, "/") {
 		return zone, msgTimezoneUnknown
 	}
-	if own, ok := zoneSpelling[strings.ToLower(zone)]; ok && knownZone(own) {
+	if own, ok := zoneSpelling()[strings.ToLower(zone)]; ok && knownZone(own) {
 		return own, ""
 	}
 	if knownZone(zone) {
@@ -480,14 +481,15 @@ func knownZone(zone string) bool {
 //go:embed account_timezones.txt
 var timezoneNames string
 
-// zoneSpelling maps each zone name in lower case to its own spelling.
-var zoneSpelling = func() map[string]string {
+// zoneSpelling maps each zone name in lower case to its own spelling,
+// built at the first time zone form rather than at every start.
+var zoneSpelling = sync.OnceValue(func() map[string]string {
 	m := map[string]string{}
 	for _, z := range strings.Fields(timezoneNames) {
 		m[strings.ToLower(z)] = z
 	}
 	return m
-}()
+})
 
 // refuseAccount shows the account page again with status, as one of its
 // forms was refused; refused puts what was sent, and why, into the form.

@@ -402,21 +402,19 @@ func (h *ingester) apply(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if len(problems) == 0 {
-		// The stored timeline may have moved since the preview (another
-		// ingest): what would be stored is then not what was shown.
-		digest, err := inputsDigest(inputs)
-		if err != nil {
-			return err
-		}
-		if digest != job.preview.Digest {
-			h.jobs.drop(jobKey(id, o))
-			return c.Redirect(http.StatusSeeOther, ingestPreviewURL(id, o, true))
-		}
-	}
 	if len(problems) > 0 {
 		pv := views.IngestPreview{CancelURL: "/admin/ingest/" + id + "/cancel", Opts: o.view(), Problems: problems}
 		return h.s.render(c, http.StatusUnprocessableEntity, views.AdminIngestPreview(h.s.page(c, "取り込みのプレビュー"), pv))
+	}
+	// The stored timeline may have moved since the preview (another
+	// ingest): what would be stored is then not what was shown.
+	digest, err := inputsDigest(inputs)
+	if err != nil {
+		return err
+	}
+	if digest != job.preview.Digest {
+		h.jobs.drop(jobKey(id, o))
+		return c.Redirect(http.StatusSeeOther, ingestPreviewURL(id, o, true))
 	}
 	results, err := h.s.db.IngestUpload(ctx, id, u.ID, inputs, store.IngestOptions{Actor: u.Login, Language: o.Lang, Now: time.Now()})
 	if errors.Is(err, quiz.ErrNotFound) {

@@ -117,7 +117,7 @@ func (s *Server) bindCSRF(next echo.HandlerFunc) echo.HandlerFunc {
 			return next(c)
 		}
 		c.Set(csrfContextKey, tok)
-		if ck, err := c.Cookie(s.csrfCookieName(c)); err == nil && subtle.ConstantTimeCompare([]byte(ck.Value), []byte(tok)) == 1 {
+		if ck, err := c.Cookie(s.cookieName(c, csrfCookie, csrfCookieSecure)); err == nil && subtle.ConstantTimeCompare([]byte(ck.Value), []byte(tok)) == 1 {
 			return next(c)
 		}
 		// The browser gets its session's token either way, so that the
@@ -138,18 +138,11 @@ func secFetchSameOrigin(c echo.Context) bool {
 	return v == "same-origin" || v == "none"
 }
 
-func (s *Server) csrfCookieName(c echo.Context) string {
-	if s.secureCookies(c) {
-		return csrfCookieSecure
-	}
-	return csrfCookie
-}
-
 // setCSRFCookie gives the browser the CSRF token tok, with the attributes
 // echo's middleware gives its own, in place of any CSRF cookie this
 // response set before.
 func (s *Server) setCSRFCookie(c echo.Context, tok string) {
-	name := s.csrfCookieName(c)
+	name := s.cookieName(c, csrfCookie, csrfCookieSecure)
 	h := c.Response().Header()
 	set := h.Values(echo.HeaderSetCookie)
 	h.Del(echo.HeaderSetCookie)
@@ -158,16 +151,7 @@ func (s *Server) setCSRFCookie(c echo.Context, tok string) {
 			h.Add(echo.HeaderSetCookie, v)
 		}
 	}
-	c.SetCookie(&http.Cookie{
-		Name:     name,
-		Value:    tok,
-		Path:     "/",
-		Expires:  time.Now().Add(idleTimeout),
-		MaxAge:   int(idleTimeout / time.Second),
-		Secure:   s.secureCookies(c),
-		HttpOnly: true,
-		SameSite: http.SameSiteLaxMode,
-	})
+	s.setCookie(c, name, tok, idleTimeout)
 }
 
 // unrouted reports whether the router found no handler for the request:
@@ -186,5 +170,5 @@ func isSafeMethod(m string) bool {
 // for responses that redirect, since the page of this response still
 // carries the old token.
 func (s *Server) rotateCSRF(c echo.Context) {
-	s.dropCookie(c, s.csrfCookieName(c))
+	s.setCookie(c, s.cookieName(c, csrfCookie, csrfCookieSecure), "", 0)
 }

@@ -68,7 +68,7 @@ func (s *Server) adminUpload(c echo.Context) (bool, error) {
 	default:
 		return false, nil
 	}
-	ck, err := c.Cookie(s.sessionCookieName(c))
+	ck, err := c.Cookie(s.cookieName(c, sessionCookie, sessionCookieSecure))
 	if err != nil || !wellFormedToken(ck.Value) {
 		return false, nil
 	}

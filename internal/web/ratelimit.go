@@ -2,7 +2,6 @@ package web
 
 import (
 	"errors"
-	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -66,8 +65,7 @@ func (s *Server) reserveAttempt(c echo.Context, login string) (bool, error) {
 // attemptSucceeded forgets the failures of this login from this address
 // and remembers the address, and the browser by a new device token given
 // to it now, as known devices of the login. The token the browser brought
-// is never kept (one planted in it would otherwise become known), and the
-// new one's cookie lives as long as a known device.
+// is never kept (one planted in it would otherwise become known).
 func (s *Server) attemptSucceeded(c echo.Context, login string) error {
 	tok, hash, err := newToken()
 	if err != nil {
@@ -76,7 +74,8 @@ func (s *Server) attemptSucceeded(c echo.Context, login string) error {
 	if err := s.db.LoginSucceeded(c.Request().Context(), rateLogin(login), c.RealIP(), s.deviceHash(c), hash, time.Now(), knownDeviceFor); err != nil {
 		return err
 	}
-	s.setDeviceCookie(c, tok)
+	// The cookie lives as long as a known device.
+	s.setCookie(c, s.cookieName(c, deviceCookie, deviceCookieSecure), tok, knownDeviceFor)
 	return nil
 }
 
@@ -90,36 +89,14 @@ const (
 	deviceCookieSecure = "__Host-kq_device"
 )
 
-func (s *Server) deviceCookieName(c echo.Context) string {
-	if s.secureCookies(c) {
-		return deviceCookieSecure
-	}
-	return deviceCookie
-}
-
 // deviceHash is the stored form of the browser's device token, or nil when
 // it has none that newToken could have made.
 func (s *Server) deviceHash(c echo.Context) []byte {
-	ck, err := c.Cookie(s.deviceCookieName(c))
+	ck, err := c.Cookie(s.cookieName(c, deviceCookie, deviceCookieSecure))
 	if err != nil || !wellFormedToken(ck.Value) {
 		return nil
 	}
 	return hashToken(ck.Value)
-}
-
-// setDeviceCookie gives the browser a device token, kept as long as a
-// known device is.
-func (s *Server) setDeviceCookie(c echo.Context, tok string) {
-	c.SetCookie(&http.Cookie{
-		Name:     s.deviceCookieName(c),
-		Value:    tok,
-		Path:     "/",
-		Expires:  time.Now().Add(knownDeviceFor),
-		MaxAge:   int(knownDeviceFor / time.Second),
-		Secure:   s.secureCookies(c),
-		HttpOnly: true,
-		SameSite: http.SameSiteLaxMode,
-	})
 }
 
 // Registration limit: attempts that pass the form checks, per address (IPv6

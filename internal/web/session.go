@@ -72,47 +72,38 @@ func (s *Server) secureCookies(c echo.Context) bool {
 	return s.cfg.SecureCookies || c.IsTLS()
 }
 
-func (s *Server) sessionCookieName(c echo.Context) string {
+// cookieName is the name a site-wide cookie has on this request: secure,
+// with the __Host- prefix, where cookies are marked Secure, else plain.
+func (s *Server) cookieName(c echo.Context, plain, secure string) string {
 	if s.secureCookies(c) {
-		return sessionCookieSecure
+		return secure
 	}
-	return sessionCookie
+	return plain
+}
+
+// setCookie sets one of kubequiz's site-wide cookies: Path=/, HttpOnly,
+// SameSite=Lax, and Secure where cookies are. It lasts for life, or is
+// deleted when life is zero or less.
+func (s *Server) setCookie(c echo.Context, name, value string, life time.Duration) {
+	ck := &http.Cookie{Name: name, Value: value, Path: "/", MaxAge: -1,
+		Secure: s.secureCookies(c), HttpOnly: true, SameSite: http.SameSiteLaxMode}
+	if life > 0 {
+		ck.Expires, ck.MaxAge = time.Now().Add(life), int(life/time.Second)
+	}
+	c.SetCookie(ck)
 }
 
 // setSessionCookie gives the browser a session token, and the CSRF token
 // bound to it (bindCSRF): a token planted before sign-in does not outlive
 // it.
 func (s *Server) setSessionCookie(c echo.Context, tok string, expires time.Time) {
-	defer s.setCSRFCookie(c, sessionCSRF(tok))
-	c.SetCookie(&http.Cookie{
-		Name:     s.sessionCookieName(c),
-		Value:    tok,
-		Path:     "/",
-		Expires:  expires,
-		MaxAge:   int(time.Until(expires).Seconds()),
-		Secure:   s.secureCookies(c),
-		HttpOnly: true,
-		SameSite: http.SameSiteLaxMode,
-	})
+	s.setCookie(c, s.cookieName(c, sessionCookie, sessionCookieSecure), tok, time.Until(expires))
+	s.setCSRFCookie(c, sessionCSRF(tok))
 }
 
 // clearSessionCookie tells the browser to drop its session token.
 func (s *Server) clearSessionCookie(c echo.Context) {
-	s.dropCookie(c, s.sessionCookieName(c))
-}
-
-// dropCookie tells the browser to delete the cookie name, set with the
-// attributes of kubequiz's own cookies.
-func (s *Server) dropCookie(c echo.Context, name string) {
-	c.SetCookie(&http.Cookie{
-		Name:     name,
-		Value:    "",
-		Path:     "/",
-		MaxAge:   -1,
-		Secure:   s.secureCookies(c),
-		HttpOnly: true,
-		SameSite: http.SameSiteLaxMode,
-	})
+	s.setCookie(c, s.cookieName(c, sessionCookie, sessionCookieSecure), "", 0)
 }
 
 // startSession signs a user in on this browser: a new token (never the one
@@ -157,7 +148,7 @@ func (s *Server) loadSession(next echo.HandlerFunc) echo.HandlerFunc {
 		if skipSession(c) {
 			return next(c)
 		}
-		ck, err := c.Cookie(s.sessionCookieName(c))
+		ck, err := c.Cookie(s.cookieName(c, sessionCookie, sessionCookieSecure))
 		if err != nil || ck.Value == "" {
 			return next(c)
 		}
