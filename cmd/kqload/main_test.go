@@ -26,14 +26,18 @@ func TestRun(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	var out, errOut bytes.Buffer
-	err := run(ctx, []string{"-users", "3", "-duration", "400ms", "-rounds", "2", "-warmup", "100ms", "-copies", "1", "-json",
+	err := run(ctx, []string{"-users", "3", "-duration", "400ms", "-rounds", "2", "-warmup", "100ms", "-copies", "1", "-json", "-runs", "1",
 		"-sync", "full", "-phases", strings.Join(knownPhases, ",")}, &out, &errOut)
 	if err != nil {
 		t.Fatalf("run: %v\nstderr:\n%s\nstdout:\n%s", err, errOut.String(), out.String())
 	}
-	var rep report
-	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
-		t.Fatalf("report: %v\n%s", err, out.String())
+	var sum summary
+	if err := json.Unmarshal(out.Bytes(), &sum); err != nil || len(sum.Runs) != 1 {
+		t.Fatalf("report: %v, %d runs; want one\n%s", err, len(sum.Runs), out.String())
+	}
+	rep := sum.Runs[0]
+	if sum.Median != rep.Ratios || sum.Errors != 0 || len(sum.Goals) != 4 {
+		t.Errorf("summary of one run: median %+v, errors %d, %d goals; want the run's ratios, 0, 4", sum.Median, sum.Errors, len(sum.Goals))
 	}
 	if rep.Users != 3 || rep.Decks != 8 || rep.Errors != 0 || rep.Rounds != 2 || rep.Sync != "FULL" {
 		t.Errorf("users %d, decks %d, errors %d, rounds %d; want 3, 8, 0, 2", rep.Users, rep.Decks, rep.Errors, rep.Rounds)
@@ -201,6 +205,51 @@ func TestReplayEcho(t *testing.T) {
 			}
 			if d := resp.Header.Get("Date"); d == "" || d == "Mon, 02 Jan 2006 15:04:05 GMT" {
 				t.Errorf("Date %q; want the server's own", d)
+			}
+		})
+	}
+}
+
+// TestMedianAndGoals checks that the goals are judged on each ratio's
+// median over the runs, not on one run.
+func TestMedianAndGoals(t *testing.T) {
+	phases := []phaseResult{{Name: "study"}, {Name: "page"}, {Name: "echo"}, {Name: "echo-study"}}
+	run := func(floor, page, p99 float64) report {
+		return report{Users: 64, Phases: phases, Ratios: ratios{GradeToFloor: floor, PageToEcho: page, GradeP99MS: p99}}
+	}
+	tests := []struct {
+		name   string
+		runs   []report
+		errs   int
+		median ratios
+		met    []bool // floor, page, p99, errors
+	}{
+		{"one run", []report{run(0.3, 0.25, 40)}, 0, ratios{GradeToFloor: 0.3, PageToEcho: 0.25, GradeP99MS: 40}, []bool{true, false, true, true}},
+		{"an outlier does not decide", []report{run(0.1, 0.3, 60), run(0.28, 0.31, 30), run(0.29, 0.2, 45)}, 0,
+			ratios{GradeToFloor: 0.28, PageToEcho: 0.3, GradeP99MS: 45}, []bool{true, true, true, true}},
+		{"even count: mean of the middle two", []report{run(0.2, 0.2, 10), run(0.3, 0.3, 20), run(0.4, 0.4, 30), run(0.5, 0.5, 40)}, 2,
+			ratios{GradeToFloor: 0.35, PageToEcho: 0.35, GradeP99MS: 25}, []bool{true, true, true, false}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := medianRatios(tt.runs)
+			const eps = 1e-9
+			if d := m.GradeToFloor - tt.median.GradeToFloor; d > eps || d < -eps {
+				t.Errorf("median floor ratio %v; want %v", m.GradeToFloor, tt.median.GradeToFloor)
+			}
+			if d := m.PageToEcho - tt.median.PageToEcho; d > eps || d < -eps {
+				t.Errorf("median page ratio %v; want %v", m.PageToEcho, tt.median.PageToEcho)
+			}
+			if m.GradeP99MS != tt.median.GradeP99MS {
+				t.Errorf("median p99 %v; want %v", m.GradeP99MS, tt.median.GradeP99MS)
+			}
+			gs := checkGoals(tt.runs[0], m, tt.errs)
+			var met []bool
+			for _, g := range gs {
+				met = append(met, g.Met)
+			}
+			if !slices.Equal(met, tt.met) {
+				t.Errorf("goals met %v; want %v (%+v)", met, tt.met, gs)
 			}
 		})
 	}
