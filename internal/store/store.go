@@ -81,11 +81,6 @@ func ParseSync(s string) (Sync, error) {
 	return "", fmt.Errorf("synchronous setting %q: want normal or full", s)
 }
 
-// DSN returns the modernc.org/sqlite data source name for path, with
-// kubequiz's default settings. The driver applies them to every
-// connection.
-func DSN(path string) string { return dsn(path, SyncNormal) }
-
 func dsn(path string, mode Sync) string {
 	q := url.Values{}
 	for _, p := range []string{
@@ -176,9 +171,6 @@ func createFile(path string) error {
 	}
 	return f.Close()
 }
-
-// Path is the database file's path.
-func (db *DB) Path() string { return db.path }
 
 // Ping checks that the database answers a query.
 func (db *DB) Ping(ctx context.Context) error {
