@@ -50,17 +50,8 @@ func migrations() ([]migration, error) {
 	return ms, nil
 }
 
-// LatestSchema is the schema version this build writes.
-func LatestSchema() int {
-	ms, err := migrations()
-	if err != nil || len(ms) == 0 {
-		return 0
-	}
-	return ms[len(ms)-1].version
-}
-
-// SchemaVersion reports the newest migration applied to the database.
-func (db *DB) SchemaVersion(ctx context.Context) (int, error) {
+// schemaVersion reports the newest migration applied to the database.
+func (db *DB) schemaVersion(ctx context.Context) (int, error) {
 	var v int
 	err := db.write.QueryRowContext(ctx, "SELECT coalesce(max(version), 0) FROM schema_migrations").Scan(&v)
 	if err != nil {
@@ -81,7 +72,7 @@ func (db *DB) migrate(ctx context.Context) error {
 	)`); err != nil {
 		return fmt.Errorf("store: open %s: %w", db.path, err)
 	}
-	current, err := db.SchemaVersion(ctx)
+	current, err := db.schemaVersion(ctx)
 	if err != nil {
 		return err
 	}

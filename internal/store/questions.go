@@ -1,10 +1,7 @@
 package store
 
 import (
-	"context"
-	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"kubequiz/internal/quiz"
@@ -58,45 +55,6 @@ func scanQuestion(row scanner) (StoredQuestion, error) {
 		return sq, fmt.Errorf("question %d tags: %w", sq.ID, err)
 	}
 	return sq, nil
-}
-
-// Question returns one question by row id, whatever its status.
-func (db *DB) Question(ctx context.Context, id int64) (StoredQuestion, error) {
-	row := db.read.QueryRowContext(ctx, `SELECT `+questionColumns+`
-		FROM questions q JOIN decks d ON d.id = q.deck_id WHERE q.id = ?`, id)
-	sq, err := scanQuestion(row)
-	if errors.Is(err, sql.ErrNoRows) {
-		return sq, fmt.Errorf("store: question %d: %w", id, quiz.ErrNotFound)
-	}
-	if err != nil {
-		return sq, fmt.Errorf("store: question %d: %w", id, err)
-	}
-	return sq, nil
-}
-
-// DeckQuestions returns the questions of a deck in deck order; with
-// published set, only published ones.
-func (db *DB) DeckQuestions(ctx context.Context, slug string, published bool) ([]StoredQuestion, error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT `+questionColumns+`
-		FROM questions q JOIN decks d ON d.id = q.deck_id
-		WHERE d.slug = ? AND (? = 0 OR q.status = 'published')
-		ORDER BY q.position, q.id`, slug, published)
-	if err != nil {
-		return nil, fmt.Errorf("store: questions of deck %s: %w", slug, err)
-	}
-	defer rows.Close()
-	var out []StoredQuestion
-	for rows.Next() {
-		sq, err := scanQuestion(rows)
-		if err != nil {
-			return nil, fmt.Errorf("store: questions of deck %s: %w", slug, err)
-		}
-		out = append(out, sq)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("store: questions of deck %s: %w", slug, err)
-	}
-	return out, nil
 }
 
 // encodeQuestion returns the JSON columns of q.

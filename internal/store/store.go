@@ -2,9 +2,9 @@
 // database with the settings kubequiz relies on, applies the embedded schema
 // migrations, and offers one method per use case, each in its own transaction
 // except reviews, which one writer records several to a transaction under
-// load (reviews.go). Two things are kept in memory: session lookups, for a
-// second (session_cache.go), and the questions the study requests serve,
-// checked against each question's revision on every read
+// load (review_writer.go). Two things are kept in memory: session lookups,
+// for a second (session_cache.go), and the questions the study requests
+// serve, checked against each question's revision on every read
 // (question_cache.go).
 package store
 
@@ -37,7 +37,7 @@ type DB struct {
 	writes stmts
 	reads  stmts
 	zones  zones
-	// reviews records reviews in shared transactions (reviews.go).
+	// reviews records reviews in shared transactions (review_writer.go).
 	reviews *reviewWriter
 	// readSlots holds one token per reader connection in use by a quick
 	// read (quickRead).
@@ -65,7 +65,7 @@ const (
 	// SyncFull syncs the log at every commit, so that an acknowledged
 	// review survives a power loss too; each commit then waits for the
 	// disk. The review writer commits the reviews that arrive together at
-	// once (reviews.go), so under load the sync is paid per batch.
+	// once (review_writer.go), so under load the sync is paid per batch.
 	SyncFull Sync = "FULL"
 )
 
@@ -80,11 +80,6 @@ func ParseSync(s string) (Sync, error) {
 	}
 	return "", fmt.Errorf("synchronous setting %q: want normal or full", s)
 }
-
-// DSN returns the modernc.org/sqlite data source name for path, with
-// kubequiz's default settings. The driver applies them to every
-// connection.
-func DSN(path string) string { return dsn(path, SyncNormal) }
 
 func dsn(path string, mode Sync) string {
 	q := url.Values{}
@@ -176,9 +171,6 @@ func createFile(path string) error {
 	}
 	return f.Close()
 }
-
-// Path is the database file's path.
-func (db *DB) Path() string { return db.path }
 
 // Ping checks that the database answers a query.
 func (db *DB) Ping(ctx context.Context) error {

@@ -86,7 +86,7 @@ func TestMigrationsFreshAndReopen(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Open fresh: %v", err)
 	}
-	v, err := db.SchemaVersion(ctx)
+	v, err := db.schemaVersion(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

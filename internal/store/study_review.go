@@ -246,7 +246,7 @@ func scanRecorded(row scanner) (Recorded, error) {
 // RecordReview grades r's response to the published question, applies the
 // rating to the user's card with the user's FSRS scheduler, and stores the
 // review log row and the new card state in one transaction, which other
-// reviews recorded at the same moment may share (reviews.go). The same
+// reviews recorded at the same moment may share (review_writer.go). The same
 // request id recorded twice stores one review and leaves the card as the
 // first recording left it; a request id already used by another user or
 // question is quiz.ErrConflict. A question that does not exist or is not

@@ -12,8 +12,8 @@ import (
 )
 
 // This file holds the learner's side of decks: subscriptions and the counts
-// on the decks page. study_queue.go serves cards; study_review.go grades and
-// records reviews.
+// on the decks page, and the study day that every daily count shares.
+// study_queue.go serves cards; study_review.go grades and records reviews.
 
 // DeckProgress is a deck as one learner sees it on the decks page. Questions
 // (from DeckSummary) counts the deck's published questions.

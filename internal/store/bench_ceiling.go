@@ -7,6 +7,10 @@ import (
 	"time"
 )
 
+// This file exists for the load benchmark (cmd/kqload): the server does not
+// use it. It measures how fast SQLite commits on the benchmark's machine, so
+// that the benchmark's review rate can be read against that ceiling.
+
 // WriteProbe measures the write ceiling that kubequiz's own writes work
 // under: single-row write transactions on a database file opened with the
 // same settings and the same single writer connection as DB, with the

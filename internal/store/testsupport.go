@@ -1,0 +1,139 @@
+package store
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+
+	"kubequiz/internal/quiz"
+)
+
+// This file holds the API exported for tests of other packages (and for
+// store's own): the server never calls it. The tests use it to open the
+// database file beside a DB, to check the schema version and to read back
+// what an operation stored.
+
+// DSN returns the modernc.org/sqlite data source name for path, with
+// kubequiz's default settings. The driver applies them to every
+// connection.
+func DSN(path string) string { return dsn(path, SyncNormal) }
+
+// LatestSchema is the schema version this build writes.
+func LatestSchema() int {
+	ms, err := migrations()
+	if err != nil || len(ms) == 0 {
+		return 0
+	}
+	return ms[len(ms)-1].version
+}
+
+// Path is the database file's path.
+func (db *DB) Path() string { return db.path }
+
+// Question returns one question by row id, whatever its status.
+func (db *DB) Question(ctx context.Context, id int64) (StoredQuestion, error) {
+	row := db.read.QueryRowContext(ctx, `SELECT `+questionColumns+`
+		FROM questions q JOIN decks d ON d.id = q.deck_id WHERE q.id = ?`, id)
+	sq, err := scanQuestion(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return sq, fmt.Errorf("store: question %d: %w", id, quiz.ErrNotFound)
+	}
+	if err != nil {
+		return sq, fmt.Errorf("store: question %d: %w", id, err)
+	}
+	return sq, nil
+}
+
+// DeckQuestions returns the questions of a deck in deck order; with
+// published set, only published ones.
+func (db *DB) DeckQuestions(ctx context.Context, slug string, published bool) ([]StoredQuestion, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT `+questionColumns+`
+		FROM questions q JOIN decks d ON d.id = q.deck_id
+		WHERE d.slug = ? AND (? = 0 OR q.status = 'published')
+		ORDER BY q.position, q.id`, slug, published)
+	if err != nil {
+		return nil, fmt.Errorf("store: questions of deck %s: %w", slug, err)
+	}
+	defer rows.Close()
+	var out []StoredQuestion
+	for rows.Next() {
+		sq, err := scanQuestion(rows)
+		if err != nil {
+			return nil, fmt.Errorf("store: questions of deck %s: %w", slug, err)
+		}
+		out = append(out, sq)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: questions of deck %s: %w", slug, err)
+	}
+	return out, nil
+}
+
+// TableChecksums returns a SHA-256 of every table's full content, keyed by
+// table name. Two databases (or one, before and after an operation) with the
+// same checksums hold the same data. It is meant for tests and checks of
+// all-or-nothing operations; it reads every row.
+func (db *DB) TableChecksums(ctx context.Context) (map[string]string, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`)
+	if err != nil {
+		return nil, fmt.Errorf("store: list tables: %w", err)
+	}
+	var tables []string
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("store: list tables: %w", err)
+		}
+		tables = append(tables, name)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: list tables: %w", err)
+	}
+	sums := make(map[string]string, len(tables))
+	for _, t := range tables {
+		sum, err := db.tableChecksum(ctx, t)
+		if err != nil {
+			return nil, err
+		}
+		sums[t] = sum
+	}
+	return sums, nil
+}
+
+// tableChecksum hashes one table. The name comes from sqlite_schema, never
+// from input, and is quoted as an identifier.
+func (db *DB) tableChecksum(ctx context.Context, table string) (string, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT * FROM "`+table+`" ORDER BY 1, 2`)
+	if err != nil {
+		return "", fmt.Errorf("store: checksum %s: %w", table, err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return "", fmt.Errorf("store: checksum %s: %w", table, err)
+	}
+	h := sha256.New()
+	vals := make([]any, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			return "", fmt.Errorf("store: checksum %s: %w", table, err)
+		}
+		for _, v := range vals {
+			fmt.Fprintf(h, "%T:%v\x1f", v, v)
+		}
+		h.Write([]byte{'\n'})
+	}
+	if err := rows.Err(); err != nil {
+		return "", fmt.Errorf("store: checksum %s: %w", table, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
