@@ -60,6 +60,14 @@ func scanQuestion(row scanner) (StoredQuestion, error) {
 	return sq, nil
 }
 
+// scanExtras scans questionColumns followed by more columns.
+type scanExtras struct {
+	row   scanner
+	extra []any
+}
+
+func (s scanExtras) Scan(dest ...any) error { return s.row.Scan(append(dest, s.extra...)...) }
+
 // Question returns one question by row id, whatever its status.
 func (db *DB) Question(ctx context.Context, id int64) (StoredQuestion, error) {
 	row := db.read.QueryRowContext(ctx, `SELECT `+questionColumns+`
