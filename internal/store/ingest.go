@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
-	"strings"
 	"time"
 
 	"kubequiz/internal/changelog"
@@ -28,20 +27,22 @@ const generatedPosition = 100000
 
 // IngestOptions says who ingests and how.
 type IngestOptions struct {
-	Actor string // a user's login or "cli"
-	// Language of a deck created for the questions: "ja" (the default) or "en".
-	Language string
-	DryRun   bool // compute the result, change nothing
-	Now      time.Time
+	Actor  string // a user's login or "cli"
+	DryRun bool   // compute the result, change nothing
+	Now    time.Time
 	// uploadID is the admin page's upload being applied (IngestUpload),
 	// recorded with each document's run.
 	uploadID string
 }
 
-// ChangelogInput is one parsed document and the questions generated from it.
+// ChangelogInput is one parsed document, the deck its questions belong in
+// and the questions generated from it.
 type ChangelogInput struct {
-	File      string // the file's name, for the import record and messages
-	Document  *changelog.Document
+	File     string // the file's name, for the import record and messages
+	Document *changelog.Document
+	// Deck is created from these values when no deck has its slug; an
+	// existing deck is left as it is.
+	Deck      quiz.Deck
 	Generated []quizgen.Generated
 }
 
@@ -123,44 +124,9 @@ func (r IngestResult) Total() GeneratorCounts {
 
 var deckSlugRe = regexp.MustCompile(`^[a-z0-9]+(?:-[a-z0-9]+)*$`)
 
-// ChangelogDeck returns the deck that holds the questions generated from a
-// document: one per release and SIG, with the slug the bundled question bank
-// uses ("v1-36-sig-node"), so that generated and hand-written questions of a
-// release and SIG form one deck; or "v1-36-changelog" for a document about
-// every SIG. language is the language of a deck created for it.
-func ChangelogDeck(doc *changelog.Document, language string) quiz.Deck {
-	if language == "" {
-		language = "ja"
-	}
-	rel := doc.Release
-	d := quiz.Deck{Release: rel, Language: language}
-	base := "v" + strings.ReplaceAll(rel, ".", "-")
-	if doc.SIG == "" {
-		d.Slug = base + "-changelog"
-		d.Title = "v" + rel + " CHANGELOG"
-		d.Description = "Kubernetes " + rel + " の CHANGELOG から生成した問題"
-		if language == "en" {
-			d.Description = "Questions generated from the Kubernetes " + rel + " CHANGELOG"
-		}
-		return d
-	}
-	d.SIG = "SIG-" + strings.ReplaceAll(doc.SIG, " ", "-")
-	d.Slug = base + "-sig-" + changelog.SIGSlug(doc.SIG)
-	d.Title = "v" + rel + " " + d.SIG
-	d.Description = "Kubernetes " + rel + " の " + d.SIG + " の変更内容から生成した問題"
-	if language == "en" {
-		d.Description = "Questions generated from the Kubernetes " + rel + " " + d.SIG + " changes"
-	}
-	return d
-}
-
 // IngestChangelog stores one document and the questions generated from it;
 // see IngestChangelogs.
-func (db *DB) IngestChangelog(ctx context.Context, doc *changelog.Document, generated []quizgen.Generated, opt IngestOptions) (IngestResult, error) {
-	in := ChangelogInput{Document: doc, Generated: generated}
-	if doc != nil {
-		in.File = doc.Key
-	}
+func (db *DB) IngestChangelog(ctx context.Context, in ChangelogInput, opt IngestOptions) (IngestResult, error) {
 	rs, err := db.IngestChangelogs(ctx, []ChangelogInput{in}, opt)
 	if err != nil {
 		return IngestResult{}, err
@@ -174,8 +140,8 @@ func (db *DB) IngestChangelog(ctx context.Context, doc *changelog.Document, gene
 //
 // A document is matched by its key: an edited file updates its row in place
 // and replaces its entries and stage changes; the same file again changes
-// nothing but the import record. Questions go to the document's deck
-// (ChangelogDeck, created when missing) and are matched by ext id, so
+// nothing but the import record. Questions go to the input's deck
+// (created when missing) and are matched by ext id, so
 // re-ingesting updates rather than duplicates and review history stays
 // attached:
 //
@@ -193,7 +159,7 @@ func (db *DB) IngestChangelog(ctx context.Context, doc *changelog.Document, gene
 //     never deleted; a retired question stays retired when it is generated
 //     again, until an admin publishes it.
 func (db *DB) IngestChangelogs(ctx context.Context, inputs []ChangelogInput, opt IngestOptions) ([]IngestResult, error) {
-	if err := checkChangelogInputs(inputs, opt); err != nil {
+	if err := checkChangelogInputs(inputs); err != nil {
 		return nil, fmt.Errorf("store: ingest: %w", err)
 	}
 	var results []IngestResult
@@ -221,7 +187,7 @@ func (db *DB) IngestChangelogs(ctx context.Context, inputs []ChangelogInput, opt
 // ingests once. opt.DryRun is ignored.
 func (db *DB) IngestUpload(ctx context.Context, id string, userID int64, inputs []ChangelogInput, opt IngestOptions) ([]IngestResult, error) {
 	opt.DryRun, opt.uploadID = false, id
-	if err := checkChangelogInputs(inputs, opt); err != nil {
+	if err := checkChangelogInputs(inputs); err != nil {
 		return nil, fmt.Errorf("store: ingest upload %s: %w", id, err)
 	}
 	var results []IngestResult
@@ -253,10 +219,7 @@ func ingestDocuments(ctx context.Context, tx *sql.Tx, inputs []ChangelogInput, o
 }
 
 // checkChangelogInputs refuses what must not reach the database.
-func checkChangelogInputs(inputs []ChangelogInput, opt IngestOptions) error {
-	if opt.Language != "" && opt.Language != "ja" && opt.Language != "en" {
-		return fmt.Errorf("language %q: want ja or en: %w", opt.Language, quiz.ErrInvalid)
-	}
+func checkChangelogInputs(inputs []ChangelogInput) error {
 	keys := map[string]string{}
 	for _, in := range inputs {
 		doc := in.Document
@@ -270,8 +233,11 @@ func checkChangelogInputs(inputs []ChangelogInput, opt IngestOptions) error {
 			return fmt.Errorf("document %s is in both %s and %s: %w", doc.Key, prev, in.File, quiz.ErrInvalid)
 		}
 		keys[doc.Key] = in.File
-		if slug := ChangelogDeck(doc, opt.Language).Slug; !deckSlugRe.MatchString(slug) {
+		if slug := in.Deck.Slug; !deckSlugRe.MatchString(slug) {
 			return fmt.Errorf("%s: deck slug %q is not lower-case letters, digits and dashes (check the SIG): %w", in.File, slug, quiz.ErrInvalid)
+		}
+		if lang := in.Deck.Language; lang != "ja" && lang != "en" {
+			return fmt.Errorf("%s: deck language %q: want ja or en: %w", in.File, lang, quiz.ErrInvalid)
 		}
 		ids := map[string]bool{}
 		for _, g := range in.Generated {
@@ -302,7 +268,7 @@ func ingestDocument(ctx context.Context, tx *sql.Tx, in ChangelogInput, opt Inge
 		res.EntriesByKind[e.Kind]++
 		res.StageChanges += len(e.Stages)
 	}
-	deckID, deck, created, err := ensureDeck(ctx, tx, ChangelogDeck(doc, opt.Language), now)
+	deckID, deck, created, err := ensureDeck(ctx, tx, in.Deck, now)
 	if err != nil {
 		return res, err
 	}
@@ -620,7 +586,8 @@ func updateGenerated(ctx context.Context, tx *sql.Tx, id int64, pos int, g quizg
 }
 
 // StoredDocuments returns every ingested document as it was parsed,
-// rebuilt from the stored JSON of its entries. They feed Timeline.
+// rebuilt from the stored JSON of its entries. The ingest pipeline builds
+// its feature timeline from them.
 func (db *DB) StoredDocuments(ctx context.Context) ([]*changelog.Document, error) {
 	// One statement, so that documents and entries come from one snapshot.
 	rows, err := db.read.QueryContext(ctx, `SELECT d.id, d.doc_key, d.release, d.sig, d.format, d.title, d.intro, d.sha256, e.data
@@ -667,35 +634,6 @@ func (db *DB) StoredDocuments(ctx context.Context) ([]*changelog.Document, error
 		return nil, fmt.Errorf("store: stored documents: %w", err)
 	}
 	return out, nil
-}
-
-// Timeline returns the cross-release timeline of every stored document and
-// of docs, a document in docs taking the place of the stored one with the
-// same key (an edited file replaces its earlier version). Generators need it
-// for questions that span releases.
-func (db *DB) Timeline(ctx context.Context, docs ...*changelog.Document) (*changelog.Timeline, error) {
-	stored, err := db.StoredDocuments(ctx)
-	if err != nil {
-		return nil, err
-	}
-	replaced := map[string]bool{}
-	for _, d := range docs {
-		if d != nil {
-			replaced[d.Key] = true
-		}
-	}
-	all := make([]*changelog.Document, 0, len(stored)+len(docs))
-	for _, d := range stored {
-		if !replaced[d.Key] {
-			all = append(all, d)
-		}
-	}
-	all = append(all, docs...)
-	tl, err := changelog.NewTimeline(all...)
-	if err != nil {
-		return nil, fmt.Errorf("store: timeline: %w", err)
-	}
-	return tl, nil
 }
 
 // ChangelogDocument is an ingested document with the state of its questions.
