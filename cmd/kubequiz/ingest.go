@@ -71,7 +71,7 @@ func ingestCmd(ctx context.Context, args []string, getenv func(string) string, s
 	}
 	defer closeDB()
 	p := ingest.New(db, quizgen.Generate)
-	batch, err := p.Generate(ctx, docs, *lang, nil)
+	batch, err := p.Generate(ctx, docs, opts.Lang, nil)
 	if err != nil {
 		return fmt.Errorf("ingest: %w", err)
 	}

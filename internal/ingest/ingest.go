@@ -12,9 +12,11 @@
 //  3. Pipeline.Save stores the batch through internal/store in one
 //     transaction, or computes what it would store (a dry run).
 //
-// Pipeline.Prepare runs the first two steps over every source. Apart from
-// the database the package does no I/O: sources come as bytes, and the
-// time of a save is given.
+// Pipeline.Prepare runs the first two steps over every source, as the
+// admin pages do; the command parses each file as it reads it, before it
+// opens the database, and then calls Generate. Apart from the database the
+// package does no I/O: sources come as bytes, and the time of a save is
+// given.
 package ingest
 
 import (
