@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"kubequiz/internal/changelog"
+	"kubequiz/internal/ingest"
 	"kubequiz/internal/quizgen"
 	"kubequiz/internal/store"
 )
@@ -41,7 +43,7 @@ func ingestCmd(ctx context.Context, args []string, getenv func(string) string, s
 		fs.Usage()
 		return usageError{"ingest: no file given"}
 	}
-	opts := changelog.Options{Format: changelog.Format(*format), Release: *release, SIG: *sig}
+	opts := ingest.Options{Format: changelog.Format(*format), Release: *release, SIG: *sig, Lang: *lang}
 	if opts.Format != "" && !opts.Format.Valid() {
 		return usageError{fmt.Sprintf("-format %q: want upstream, upstream_by_sig or article", *format)}
 	}
@@ -51,13 +53,13 @@ func ingestCmd(ctx context.Context, args []string, getenv func(string) string, s
 
 	// Every file is read and parsed before the database is opened: a bad
 	// file stops the command with nothing touched.
-	docs := make([]*changelog.Document, 0, len(names))
+	docs := make([]ingest.Parsed, 0, len(names))
 	for _, name := range names {
 		doc, err := parseChangelogFile(name, opts)
 		if err != nil {
 			return err
 		}
-		docs = append(docs, doc)
+		docs = append(docs, ingest.Parsed{File: name, Document: doc})
 	}
 
 	// As serve does on first start, the bundled question bank is loaded
@@ -68,30 +70,26 @@ func ingestCmd(ctx context.Context, args []string, getenv func(string) string, s
 		return err
 	}
 	defer closeDB()
-	tl, err := db.Timeline(ctx, docs...)
+	p := ingest.New(db, quizgen.Generate)
+	batch, err := p.Generate(ctx, docs, opts.Lang, nil)
 	if err != nil {
 		return fmt.Errorf("ingest: %w", err)
 	}
-	inputs := make([]store.ChangelogInput, len(docs))
-	for i, doc := range docs {
-		inputs[i] = store.ChangelogInput{File: names[i], Document: doc,
-			Generated: quizgen.Generate(doc, tl, quizgen.Options{Language: *lang})}
-	}
-	results, err := db.IngestChangelogs(ctx, inputs, store.IngestOptions{Actor: "cli", Language: *lang, DryRun: *dryRun, Now: time.Now()})
+	results, err := p.Save(ctx, batch, ingest.SaveOptions{Actor: "cli", DryRun: *dryRun, Now: time.Now()})
 	if err != nil {
 		return fmt.Errorf("ingest: %w", err)
 	}
 	if *asJSON {
-		return printIngestJSON(stdout, inputs, results, *dryRun)
+		return printIngestJSON(stdout, batch.Inputs, results, *dryRun)
 	}
-	printIngest(stdout, inputs, results, *dryRun)
+	printIngest(stdout, batch.Inputs, results, *dryRun)
 	return nil
 }
 
 // parseChangelogFile reads and parses one document. A file over the size
 // limit is refused before it is read whole. Errors are one line that names
 // the file.
-func parseChangelogFile(name string, opts changelog.Options) (*changelog.Document, error) {
+func parseChangelogFile(name string, opts ingest.Options) (*changelog.Document, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, fmt.Errorf("ingest: %w", err)
@@ -111,12 +109,12 @@ func parseChangelogFile(name string, opts changelog.Options) (*changelog.Documen
 	if err != nil {
 		return nil, fmt.Errorf("ingest: read %s: %w", name, err)
 	}
-	doc, err := changelog.Parse(b, opts)
+	doc, err := ingest.Parse(ingest.Source{Name: name, Data: b}, opts)
+	if errors.Is(err, changelog.ErrNoRelease) {
+		return nil, fmt.Errorf("ingest: %s: the release could not be detected; give it with -release", name)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("ingest: %s: %w", name, err)
-	}
-	if doc.Release == "" {
-		return nil, fmt.Errorf("ingest: %s: the release could not be detected; give it with -release", name)
 	}
 	return doc, nil
 }

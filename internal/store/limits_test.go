@@ -321,7 +321,7 @@ func TestIngestUploadOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	doc := parseArticle(t, nodeArticle)
-	inputs := []ChangelogInput{{File: "node.md", Document: doc, Generated: testGenerate(doc)}}
+	inputs := []ChangelogInput{input("node.md", doc, testGenerate(doc))}
 	opt := IngestOptions{Actor: "admin", Now: now}
 	if _, err := db.IngestUpload(ctx, id, other.ID, inputs, opt); !errors.Is(err, quiz.ErrNotFound) {
 		t.Errorf("another admin's upload = %v, want ErrNotFound", err)

@@ -57,6 +57,14 @@ func scanQuestion(row scanner) (StoredQuestion, error) {
 	return sq, nil
 }
 
+// scanExtras scans questionColumns followed by more columns.
+type scanExtras struct {
+	row   scanner
+	extra []any
+}
+
+func (s scanExtras) Scan(dest ...any) error { return s.row.Scan(append(dest, s.extra...)...) }
+
 // encodeQuestion returns the JSON columns of q.
 func encodeQuestion(q quiz.Question) (payload, prs, tags string, err error) {
 	b, err := json.Marshal(q.Payload())

@@ -2,23 +2,18 @@ package web
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"net/url"
-	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"kubequiz/internal/changelog"
+	"kubequiz/internal/ingest"
 	"kubequiz/internal/quiz"
 	"kubequiz/internal/quizgen"
 	"kubequiz/internal/store"
@@ -35,7 +30,7 @@ var ingestLimits = views.UploadLimits{Files: maxIngestFiles, FileSize: sizeText(
 
 // generateFunc builds questions from a document; quizgen.Generate in
 // production, a stand-in in tests.
-type generateFunc func(*changelog.Document, *changelog.Timeline, quizgen.Options) []quizgen.Generated
+type generateFunc = ingest.Generator
 
 // ingester serves the changelog ingest pages: upload, watch the parse,
 // preview, save as drafts, then publish, edit or retire questions.
@@ -62,6 +57,9 @@ func (s *Server) ingestRoutesWith(r guarded, gen generateFunc) {
 	r.GET("/ingest/questions/:q", h.editForm)
 	r.POST("/ingest/questions/:q", h.edit)
 }
+
+// pipeline is the content pipeline with this ingester's generator.
+func (h *ingester) pipeline() *ingest.Pipeline { return ingest.New(h.s.db, h.generate) }
 
 // ingestOptions are an upload's choices. They travel in the preview's URL
 // and the apply form, not in the database.
@@ -107,6 +105,11 @@ func (o ingestOptions) query() string {
 		}
 	}
 	return q.Encode()
+}
+
+// options are the choices for the content pipeline.
+func (o ingestOptions) options() ingest.Options {
+	return ingest.Options{Release: o.Release, SIG: o.SIG, Format: changelog.Format(o.Format), Lang: o.Lang}
 }
 
 func (o ingestOptions) view() views.IngestOptions {
@@ -173,125 +176,35 @@ func (h *ingester) upload(c echo.Context) error {
 func (h *ingester) startJob(userID int64, id string, o ingestOptions, files []store.UploadedFile) {
 	now := time.Now()
 	h.jobs.start(jobKey(id, o), userID, func(ctx context.Context, progress func(string, int, int)) (views.IngestPreview, error) {
-		pv := views.IngestPreview{ApplyURL: "/admin/ingest/" + id + "/apply", CancelURL: "/admin/ingest/" + id + "/cancel", Opts: o.view()}
-		inputs, problems, err := h.prepare(ctx, files, o, progress)
-		if err != nil || len(problems) > 0 {
-			pv.Problems = problems
-			return pv, err
-		}
-		progress("プレビューを計算しています", 2*len(files), 2*len(files)+1)
-		results, err := h.s.db.IngestChangelogs(ctx, inputs, store.IngestOptions{Actor: "preview", Language: o.Lang, DryRun: true, Now: now})
-		if err != nil {
-			if errors.Is(err, quiz.ErrConflict) || errors.Is(err, quiz.ErrInvalid) {
-				pv.Problems = []views.IngestProblem{saveProblem(err)}
-				return pv, nil
-			}
-			return pv, err
-		}
-		pv.Docs = previewDocs(inputs, results)
-		pv.Digest, err = inputsDigest(inputs)
-		return pv, err
+		return h.previewUpload(ctx, id, o, files, now, progress)
 	})
 }
 
-// saveProblem says why an upload cannot be stored: in the admin's words
-// for a document that would replace one of the other kind, else the
-// store's own message.
-func saveProblem(err error) views.IngestProblem {
-	var fc *store.FormatConflictError
-	if errors.As(err, &fc) {
-		detail := fmt.Sprintf("%s は %s (%s) から保存済みです。%s で取り込むとそれを置き換え、その問題を退役させるため、何も保存していません。",
-			fc.Key, fc.StoredFile, views.FormatLabel(string(fc.StoredFormat)), views.FormatLabel(string(fc.Format)))
-		if fc.Format != changelog.FormatArticle {
-			// An upstream CHANGELOG read for the whole release has a key
-			// of its own; an article has no other way in.
-			detail += "upstream の CHANGELOG はリリース全体として (SIG を指定せずに) 取り込めます。"
-		}
-		return views.IngestProblem{File: fc.Key, Msg: "このリリースと SIG は別の種類の文書から保存されています", Detail: detail}
+// previewUpload runs the content pipeline over an upload's files and saves
+// the result as a dry run: the preview shows what a save would store.
+func (h *ingester) previewUpload(ctx context.Context, id string, o ingestOptions, files []store.UploadedFile, now time.Time, progress func(string, int, int)) (views.IngestPreview, error) {
+	pv := views.IngestPreview{ApplyURL: "/admin/ingest/" + id + "/apply", CancelURL: "/admin/ingest/" + id + "/cancel", Opts: o.view()}
+	p := h.pipeline()
+	batch, problems, err := p.Prepare(ctx, ingestSources(files), o.options(), jobProgress(progress))
+	if err != nil || len(problems) > 0 {
+		pv.Problems = parseProblems(problems)
+		return pv, err
 	}
-	return views.IngestProblem{File: "保存", Msg: "この内容は保存できません", Detail: err.Error()}
-}
-
-// inputsDigest sums up what an ingest would store: each document as
-// parsed and each generated question with its provenance. A save compares
-// it with its preview's.
-func inputsDigest(inputs []store.ChangelogInput) (string, error) {
-	h := sha256.New()
-	enc := json.NewEncoder(h)
-	for _, in := range inputs {
-		if err := enc.Encode(struct {
-			File      string
-			Document  *changelog.Document
-			Generated []quizgen.Generated
-		}{in.File, in.Document, in.Generated}); err != nil {
-			return "", fmt.Errorf("digest of %s: %w", in.File, err)
+	progress("プレビューを計算しています", 2*len(files), 2*len(files)+1)
+	results, err := p.Save(ctx, batch, ingest.SaveOptions{Actor: "preview", DryRun: true, Now: now})
+	if err != nil {
+		if errors.Is(err, quiz.ErrConflict) || errors.Is(err, quiz.ErrInvalid) {
+			pv.Problems = []views.IngestProblem{saveProblem(err)}
+			return pv, nil
 		}
+		return pv, err
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	pv.Docs = previewDocs(batch.Inputs, results)
+	pv.Digest, err = batch.Digest()
+	return pv, err
 }
 
 func jobKey(id string, o ingestOptions) string { return id + "?" + o.query() }
-
-// prepare parses every file, builds the timeline with the stored documents
-// and generates the questions. Files that cannot be ingested are problems,
-// not errors; all of them are reported.
-func (h *ingester) prepare(ctx context.Context, files []store.UploadedFile, o ingestOptions, progress func(string, int, int)) ([]store.ChangelogInput, []views.IngestProblem, error) {
-	total := 2*len(files) + 1
-	opts := changelog.Options{Format: changelog.Format(o.Format), Release: o.Release, SIG: o.SIG}
-	var (
-		docs     []*changelog.Document
-		problems []views.IngestProblem
-	)
-	for i, f := range files {
-		progress(fmt.Sprintf("解析しています (%d/%d): %s", i+1, len(files), f.Name), i, total)
-		doc, err := changelog.Parse(f.Data, opts)
-		if err == nil && doc.Release == "" {
-			err = changelog.ErrNoRelease
-		}
-		if err != nil {
-			problems = append(problems, parseProblem(f.Name, err))
-			continue
-		}
-		docs = append(docs, doc)
-	}
-	if len(problems) > 0 {
-		return nil, problems, nil
-	}
-	tl, err := h.s.db.Timeline(ctx, docs...)
-	if err != nil {
-		return nil, nil, err
-	}
-	inputs := make([]store.ChangelogInput, len(docs))
-	for i, doc := range docs {
-		progress(fmt.Sprintf("問題を生成しています (%d/%d): %s", i+1, len(docs), files[i].Name), len(files)+i, total)
-		inputs[i] = store.ChangelogInput{File: files[i].Name, Document: doc, Generated: h.generate(doc, tl, quizgen.Options{Language: o.Lang})}
-	}
-	return inputs, nil, nil
-}
-
-// parseProblem says in Japanese why a file was refused.
-func parseProblem(file string, err error) views.IngestProblem {
-	msg := "解析できません"
-	switch {
-	case errors.Is(err, changelog.ErrEmpty):
-		msg = "ファイルが空です"
-	case errors.Is(err, changelog.ErrBinary):
-		msg = "バイナリファイルです (NUL バイトを含みます)"
-	case errors.Is(err, changelog.ErrNotUTF8):
-		msg = "UTF-8 のテキストではありません"
-	case errors.Is(err, changelog.ErrTooLarge):
-		msg = fmt.Sprintf("大きすぎます (上限 %d バイト)", changelog.MaxDocumentSize)
-	case errors.Is(err, changelog.ErrUnknownFormat):
-		msg = "形式を判別できません。形式を指定してください"
-	case errors.Is(err, changelog.ErrNoEntries):
-		msg = "変更のエントリが見つかりません"
-	case errors.Is(err, changelog.ErrNoRelease):
-		msg = "リリースを判別できません。リリースを指定してください"
-	case errors.Is(err, changelog.ErrInvalidOption):
-		msg = "指定したオプションが使えません"
-	}
-	return views.IngestProblem{File: file, Msg: msg, Detail: err.Error()}
-}
 
 // preview shows the parse's progress, then its preview. After a restart the
 // job is gone: it starts again from the stored upload.
@@ -398,17 +311,18 @@ func (h *ingester) apply(c echo.Context) error {
 	if !ok || job.running || job.err != nil || len(job.preview.Problems) > 0 {
 		return c.Redirect(http.StatusSeeOther, ingestPreviewURL(id, o, true))
 	}
-	inputs, problems, err := h.prepare(ctx, files, o, func(string, int, int) {})
+	p := h.pipeline()
+	batch, problems, err := p.Prepare(ctx, ingestSources(files), o.options(), nil)
 	if err != nil {
 		return err
 	}
 	if len(problems) > 0 {
-		pv := views.IngestPreview{CancelURL: "/admin/ingest/" + id + "/cancel", Opts: o.view(), Problems: problems}
+		pv := views.IngestPreview{CancelURL: "/admin/ingest/" + id + "/cancel", Opts: o.view(), Problems: parseProblems(problems)}
 		return h.s.render(c, http.StatusUnprocessableEntity, views.AdminIngestPreview(h.s.page(c, "取り込みのプレビュー"), pv))
 	}
 	// The stored timeline may have moved since the preview (another
 	// ingest): what would be stored is then not what was shown.
-	digest, err := inputsDigest(inputs)
+	digest, err := batch.Digest()
 	if err != nil {
 		return err
 	}
@@ -416,7 +330,7 @@ func (h *ingester) apply(c echo.Context) error {
 		h.jobs.drop(jobKey(id, o))
 		return c.Redirect(http.StatusSeeOther, ingestPreviewURL(id, o, true))
 	}
-	results, err := h.s.db.IngestUpload(ctx, id, u.ID, inputs, store.IngestOptions{Actor: u.Login, Language: o.Lang, Now: time.Now()})
+	results, err := p.Save(ctx, batch, ingest.SaveOptions{Actor: u.Login, Now: time.Now(), UploadID: id, UserID: u.ID})
 	if errors.Is(err, quiz.ErrNotFound) {
 		return h.s.uploadGone(c, id, "changelog", "/admin/ingest", err) // a submit racing this one applied it
 	}
@@ -424,11 +338,7 @@ func (h *ingester) apply(c echo.Context) error {
 		return err
 	}
 	h.jobs.drop(id + "?")
-	questions := 0
-	for _, in := range inputs {
-		questions += len(in.Generated)
-	}
-	h.s.log.InfoContext(ctx, "changelog ingested", "actor", u.Login, "documents", len(results), "questions", questions)
+	h.s.log.InfoContext(ctx, "changelog ingested", "actor", u.Login, "documents", len(results), "questions", batch.Questions())
 	if len(results) == 1 {
 		return c.Redirect(http.StatusSeeOther, documentURL(results[0].DocumentID)+"?saved=1")
 	}
@@ -595,259 +505,4 @@ func (h *ingester) edit(c echo.Context) error {
 		return err
 	}
 	return c.Redirect(http.StatusSeeOther, documentURL(dq.DocumentID)+"?edited=1#question-"+url.PathEscape(dq.Question.ExtID))
-}
-
-// formLines splits a textarea into its non-blank lines.
-func formLines(s string) []string {
-	var out []string
-	for _, l := range strings.Split(s, "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			out = append(out, l)
-		}
-	}
-	return out
-}
-
-func docTitle(d store.ChangelogDocument) string {
-	if d.Title != "" {
-		return d.Title
-	}
-	return d.Key
-}
-
-func documentView(d store.ChangelogDocument) views.IngestDocument {
-	return views.IngestDocument{URL: documentURL(d.ID), Key: d.Key, Title: d.Title, Release: d.Release, SIG: d.SIG,
-		Format: string(d.Format), File: d.FileName, DeckSlug: d.DeckSlug, DeckTitle: d.DeckTitle,
-		UpdatedAt: d.UpdatedAt.Format("2006-01-02 15:04"), Entries: d.Entries, Stages: d.StageChanges,
-		Drafts: d.Drafts, Published: d.Published, Retired: d.Retired}
-}
-
-func questionView(q quiz.Question, prov quizgen.Provenance) views.IngestQuestion {
-	return views.IngestQuestion{ExtID: q.ExtID, Type: string(q.Type), Prompt: q.Prompt, Answer: q.ExpectedAnswer(),
-		Explanation: q.Explanation, SourceText: prov.SourceText, Generator: prov.Generator, Choices: q.Choices, PRs: prov.PRs}
-}
-
-func draftView(dq store.DraftQuestion) views.IngestQuestion {
-	v := questionView(dq.Question, dq.Provenance)
-	v.ID, v.Status, v.Edited = dq.ID, string(dq.Status), dq.Edited
-	v.EditURL = "/admin/ingest/questions/" + strconv.FormatInt(dq.ID, 10)
-	return v
-}
-
-func editView(dq store.DraftQuestion, problems []quiz.FieldError) views.IngestEdit {
-	q := dq.Question
-	e := views.IngestEdit{
-		Action: "/admin/ingest/questions/" + strconv.FormatInt(dq.ID, 10), BackURL: documentURL(dq.DocumentID),
-		ExtID: q.ExtID, Type: string(q.Type), Status: string(dq.Status), SourceText: dq.Provenance.SourceText,
-		Prompt: q.Prompt, Explanation: q.Explanation, Answer: q.Answer,
-		Choices: strings.Join(q.Choices, "\n"), Answers: strings.Join(q.Answers, "\n"),
-		Accept: strings.Join(q.Accept, "\n"), Items: strings.Join(q.Items, "\n"), Problems: problems,
-	}
-	if q.Truth != nil {
-		e.Truth = strconv.FormatBool(*q.Truth)
-	}
-	return e
-}
-
-// previewDocs turns dry-run results into the preview's values.
-func previewDocs(inputs []store.ChangelogInput, results []store.IngestResult) []views.IngestPreviewDoc {
-	out := make([]views.IngestPreviewDoc, len(results))
-	for i, r := range results {
-		in := inputs[i]
-		d := views.IngestPreviewDoc{File: r.File, Key: r.DocumentKey, Title: in.Document.Title, Format: string(in.Document.Format),
-			Outcome: string(r.Document), DeckSlug: r.Deck.Slug, DeckTitle: r.Deck.Title, DeckNew: r.DeckCreated, Entries: r.Entries,
-			SIG: in.Document.SIG, OtherSIGs: in.Document.OtherSIGs, Unlabelled: in.Document.Unlabelled}
-		for k, n := range r.EntriesByKind {
-			d.Kinds = append(d.Kinds, views.IngestCount{Name: string(k), N: n})
-		}
-		sort.Slice(d.Kinds, func(a, b int) bool {
-			if d.Kinds[a].N != d.Kinds[b].N {
-				return d.Kinds[a].N > d.Kinds[b].N
-			}
-			return d.Kinds[a].Name < d.Kinds[b].Name
-		})
-		for _, e := range in.Document.Entries {
-			for _, sc := range e.Stages {
-				d.Stages = append(d.Stages, views.IngestStage{Feature: sc.Feature, Stage: string(sc.Stage), Release: sc.Release,
-					Entry: e.Key, Evidence: sc.Evidence, PR: sc.PR})
-			}
-		}
-		outcome := map[string]store.QuestionOutcome{}
-		for _, q := range r.Questions {
-			outcome[q.ExtID] = q
-		}
-		groups := map[string]int{}
-		for _, name := range generatorOrder(r.Generators) {
-			c := r.Generators[name]
-			d.Generators = append(d.Generators, views.IngestGenerator{Name: name, Added: c.Added, Updated: c.Updated,
-				Unchanged: c.Unchanged, KeptEdits: c.KeptEdits, Retired: c.Retired})
-			groups[name] = len(d.Groups)
-			d.Groups = append(d.Groups, views.IngestGroup{Name: name})
-		}
-		for _, g := range in.Generated {
-			v := questionView(g.Question, g.Provenance)
-			o := outcome[g.Question.ExtID]
-			v.Outcome, v.Status = string(o.Outcome), string(o.Status)
-			gi := groups[g.Provenance.Generator]
-			d.Groups[gi].Questions = append(d.Groups[gi].Questions, v)
-		}
-		out[i] = d
-	}
-	return out
-}
-
-// generatorOrder lists generator names in quizgen's order, unknown ones last.
-func generatorOrder(counts map[string]store.GeneratorCounts) []string {
-	var out []string
-	known := map[string]bool{}
-	for _, g := range []string{quizgen.GenStageInRelease, quizgen.GenReleaseOfStage, quizgen.GenTimelineOrder,
-		quizgen.GenFeatureFromDescription, quizgen.GenCloze, quizgen.GenTrueFalse} {
-		known[g] = true
-		if _, ok := counts[g]; ok {
-			out = append(out, g)
-		}
-	}
-	var rest []string
-	for g := range counts {
-		if !known[g] {
-			rest = append(rest, g)
-		}
-	}
-	sort.Strings(rest)
-	return append(out, rest...)
-}
-
-// Limits of the background parse jobs.
-const (
-	ingestJobTimeout = 2 * time.Minute  // a job that takes longer is stopped
-	ingestJobsKept   = 8                // finished jobs kept for their previews
-	ingestJobsActive = 2                // jobs parsing at once; more wait
-	ingestJobMaxAge  = 30 * time.Minute // finished jobs older than this are dropped
-)
-
-// ingestJobs holds the parse jobs of one Server, in memory and behind a
-// mutex. Each job runs in its own goroutine, apart from the request that
-// started it, and ends when its work returns or ingestJobTimeout passes; it
-// recovers from a panic in the generators so that the server stays up.
-// A job lost to a restart is started again from its stored upload.
-type ingestJobs struct {
-	log    *slog.Logger
-	active chan struct{}
-	parent context.Context // cancelled when the server closes
-	wg     *sync.WaitGroup // the server's background work
-
-	mu   sync.Mutex
-	jobs map[string]*ingestJobState
-}
-
-// ingestJobState is one job's state; get returns copies of it.
-type ingestJobState struct {
-	userID      int64
-	running     bool
-	step        string
-	done, total int
-	preview     views.IngestPreview
-	err         error
-	finished    time.Time
-}
-
-type ingestWork func(ctx context.Context, progress func(step string, done, total int)) (views.IngestPreview, error)
-
-func newIngestJobs(parent context.Context, wg *sync.WaitGroup, log *slog.Logger) *ingestJobs {
-	return &ingestJobs{log: log, parent: parent, wg: wg, active: make(chan struct{}, ingestJobsActive), jobs: map[string]*ingestJobState{}}
-}
-
-// start runs work in the background under key, unless a job with that key
-// is already running or done.
-func (j *ingestJobs) start(key string, userID int64, work ingestWork) {
-	j.mu.Lock()
-	j.evictLocked(time.Now()) // first: an expired job of this key is started afresh
-	if _, ok := j.jobs[key]; ok {
-		j.mu.Unlock()
-		return
-	}
-	job := &ingestJobState{userID: userID, running: true, step: "順番を待っています", total: 1}
-	j.jobs[key] = job
-	j.mu.Unlock()
-
-	j.wg.Add(1)
-	go func() {
-		defer j.wg.Done()
-		var (
-			pv  views.IngestPreview
-			err error
-		)
-		defer func() {
-			if r := recover(); r != nil {
-				err = fmt.Errorf("ingest job panicked: %v", r)
-			}
-			if err != nil {
-				j.log.Error("ingest job failed", "err", err)
-			}
-			j.mu.Lock()
-			job.running, job.preview, job.err, job.finished = false, pv, err, time.Now()
-			j.mu.Unlock()
-		}()
-		select {
-		case j.active <- struct{}{}:
-		case <-j.parent.Done():
-			err = fmt.Errorf("ingest job: %w", j.parent.Err())
-			return
-		}
-		defer func() { <-j.active }()
-		ctx, cancel := context.WithTimeout(j.parent, ingestJobTimeout)
-		defer cancel()
-		pv, err = work(ctx, func(step string, done, total int) {
-			j.mu.Lock()
-			job.step, job.done, job.total = step, done, total
-			j.mu.Unlock()
-		})
-	}()
-}
-
-// get returns a copy of the job's state; another user's job is not found.
-func (j *ingestJobs) get(key string, userID int64) (ingestJobState, bool) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	job, ok := j.jobs[key]
-	if !ok || job.userID != userID || expired(job, time.Now()) {
-		return ingestJobState{}, false
-	}
-	return *job, true
-}
-
-// drop forgets the jobs whose keys start with prefix.
-func (j *ingestJobs) drop(prefix string) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	for k := range j.jobs {
-		if strings.HasPrefix(k, prefix) {
-			delete(j.jobs, k)
-		}
-	}
-}
-
-// expired reports whether a job finished longer than ingestJobMaxAge ago.
-func expired(job *ingestJobState, now time.Time) bool {
-	return !job.running && now.Sub(job.finished) > ingestJobMaxAge
-}
-
-// evictLocked drops old finished jobs, and the oldest finished ones while
-// more than ingestJobsKept remain.
-func (j *ingestJobs) evictLocked(now time.Time) {
-	var finished []string
-	for k, job := range j.jobs {
-		switch {
-		case job.running:
-		case expired(job, now):
-			delete(j.jobs, k)
-		default:
-			finished = append(finished, k)
-		}
-	}
-	sort.Slice(finished, func(a, b int) bool { return j.jobs[finished[a]].finished.Before(j.jobs[finished[b]].finished) })
-	for len(finished) > 0 && len(j.jobs) >= ingestJobsKept {
-		delete(j.jobs, finished[0])
-		finished = finished[1:]
-	}
 }

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
-	"strings"
 	"time"
 
 	"kubequiz/internal/changelog"
@@ -18,26 +17,32 @@ import (
 	"kubequiz/internal/quizgen"
 )
 
+// This file stores what an ingest brings: changelog documents, their
+// entries and stage changes, and the questions generated from them, as
+// drafts. Reviewing the drafts is drafts.go's.
+
 // generatedPosition is where generated questions start in their deck's
 // order, after any hand-written ones.
 const generatedPosition = 100000
 
 // IngestOptions says who ingests and how.
 type IngestOptions struct {
-	Actor string // a user's login or "cli"
-	// Language of a deck created for the questions: "ja" (the default) or "en".
-	Language string
-	DryRun   bool // compute the result, change nothing
-	Now      time.Time
+	Actor  string // a user's login or "cli"
+	DryRun bool   // compute the result, change nothing
+	Now    time.Time
 	// uploadID is the admin page's upload being applied (IngestUpload),
 	// recorded with each document's run.
 	uploadID string
 }
 
-// ChangelogInput is one parsed document and the questions generated from it.
+// ChangelogInput is one parsed document, the deck its questions belong in
+// and the questions generated from it.
 type ChangelogInput struct {
-	File      string // the file's name, for the import record and messages
-	Document  *changelog.Document
+	File     string // the file's name, for the import record and messages
+	Document *changelog.Document
+	// Deck is created from these values when no deck has its slug; an
+	// existing deck is left as it is.
+	Deck      quiz.Deck
 	Generated []quizgen.Generated
 }
 
@@ -119,44 +124,9 @@ func (r IngestResult) Total() GeneratorCounts {
 
 var deckSlugRe = regexp.MustCompile(`^[a-z0-9]+(?:-[a-z0-9]+)*$`)
 
-// ChangelogDeck returns the deck that holds the questions generated from a
-// document: one per release and SIG, with the slug the bundled question bank
-// uses ("v1-36-sig-node"), so that generated and hand-written questions of a
-// release and SIG form one deck; or "v1-36-changelog" for a document about
-// every SIG. language is the language of a deck created for it.
-func ChangelogDeck(doc *changelog.Document, language string) quiz.Deck {
-	if language == "" {
-		language = "ja"
-	}
-	rel := doc.Release
-	d := quiz.Deck{Release: rel, Language: language}
-	base := "v" + strings.ReplaceAll(rel, ".", "-")
-	if doc.SIG == "" {
-		d.Slug = base + "-changelog"
-		d.Title = "v" + rel + " CHANGELOG"
-		d.Description = "Kubernetes " + rel + " の CHANGELOG から生成した問題"
-		if language == "en" {
-			d.Description = "Questions generated from the Kubernetes " + rel + " CHANGELOG"
-		}
-		return d
-	}
-	d.SIG = "SIG-" + strings.ReplaceAll(doc.SIG, " ", "-")
-	d.Slug = base + "-sig-" + changelog.SIGSlug(doc.SIG)
-	d.Title = "v" + rel + " " + d.SIG
-	d.Description = "Kubernetes " + rel + " の " + d.SIG + " の変更内容から生成した問題"
-	if language == "en" {
-		d.Description = "Questions generated from the Kubernetes " + rel + " " + d.SIG + " changes"
-	}
-	return d
-}
-
 // IngestChangelog stores one document and the questions generated from it;
 // see IngestChangelogs.
-func (db *DB) IngestChangelog(ctx context.Context, doc *changelog.Document, generated []quizgen.Generated, opt IngestOptions) (IngestResult, error) {
-	in := ChangelogInput{Document: doc, Generated: generated}
-	if doc != nil {
-		in.File = doc.Key
-	}
+func (db *DB) IngestChangelog(ctx context.Context, in ChangelogInput, opt IngestOptions) (IngestResult, error) {
 	rs, err := db.IngestChangelogs(ctx, []ChangelogInput{in}, opt)
 	if err != nil {
 		return IngestResult{}, err
@@ -170,8 +140,8 @@ func (db *DB) IngestChangelog(ctx context.Context, doc *changelog.Document, gene
 //
 // A document is matched by its key: an edited file updates its row in place
 // and replaces its entries and stage changes; the same file again changes
-// nothing but the import record. Questions go to the document's deck
-// (ChangelogDeck, created when missing) and are matched by ext id, so
+// nothing but the import record. Questions go to the input's deck
+// (created when missing) and are matched by ext id, so
 // re-ingesting updates rather than duplicates and review history stays
 // attached:
 //
@@ -189,7 +159,7 @@ func (db *DB) IngestChangelog(ctx context.Context, doc *changelog.Document, gene
 //     never deleted; a retired question stays retired when it is generated
 //     again, until an admin publishes it.
 func (db *DB) IngestChangelogs(ctx context.Context, inputs []ChangelogInput, opt IngestOptions) ([]IngestResult, error) {
-	if err := checkChangelogInputs(inputs, opt); err != nil {
+	if err := checkChangelogInputs(inputs); err != nil {
 		return nil, fmt.Errorf("store: ingest: %w", err)
 	}
 	var results []IngestResult
@@ -217,7 +187,7 @@ func (db *DB) IngestChangelogs(ctx context.Context, inputs []ChangelogInput, opt
 // ingests once. opt.DryRun is ignored.
 func (db *DB) IngestUpload(ctx context.Context, id string, userID int64, inputs []ChangelogInput, opt IngestOptions) ([]IngestResult, error) {
 	opt.DryRun, opt.uploadID = false, id
-	if err := checkChangelogInputs(inputs, opt); err != nil {
+	if err := checkChangelogInputs(inputs); err != nil {
 		return nil, fmt.Errorf("store: ingest upload %s: %w", id, err)
 	}
 	var results []IngestResult
@@ -249,10 +219,7 @@ func ingestDocuments(ctx context.Context, tx *sql.Tx, inputs []ChangelogInput, o
 }
 
 // checkChangelogInputs refuses what must not reach the database.
-func checkChangelogInputs(inputs []ChangelogInput, opt IngestOptions) error {
-	if opt.Language != "" && opt.Language != "ja" && opt.Language != "en" {
-		return fmt.Errorf("language %q: want ja or en: %w", opt.Language, quiz.ErrInvalid)
-	}
+func checkChangelogInputs(inputs []ChangelogInput) error {
 	keys := map[string]string{}
 	for _, in := range inputs {
 		doc := in.Document
@@ -266,8 +233,11 @@ func checkChangelogInputs(inputs []ChangelogInput, opt IngestOptions) error {
 			return fmt.Errorf("document %s is in both %s and %s: %w", doc.Key, prev, in.File, quiz.ErrInvalid)
 		}
 		keys[doc.Key] = in.File
-		if slug := ChangelogDeck(doc, opt.Language).Slug; !deckSlugRe.MatchString(slug) {
+		if slug := in.Deck.Slug; !deckSlugRe.MatchString(slug) {
 			return fmt.Errorf("%s: deck slug %q is not lower-case letters, digits and dashes (check the SIG): %w", in.File, slug, quiz.ErrInvalid)
+		}
+		if lang := in.Deck.Language; lang != "ja" && lang != "en" {
+			return fmt.Errorf("%s: deck language %q: want ja or en: %w", in.File, lang, quiz.ErrInvalid)
 		}
 		ids := map[string]bool{}
 		for _, g := range in.Generated {
@@ -298,7 +268,7 @@ func ingestDocument(ctx context.Context, tx *sql.Tx, in ChangelogInput, opt Inge
 		res.EntriesByKind[e.Kind]++
 		res.StageChanges += len(e.Stages)
 	}
-	deckID, deck, created, err := ensureDeck(ctx, tx, ChangelogDeck(doc, opt.Language), now)
+	deckID, deck, created, err := ensureDeck(ctx, tx, in.Deck, now)
 	if err != nil {
 		return res, err
 	}
@@ -616,7 +586,8 @@ func updateGenerated(ctx context.Context, tx *sql.Tx, id int64, pos int, g quizg
 }
 
 // StoredDocuments returns every ingested document as it was parsed,
-// rebuilt from the stored JSON of its entries. They feed Timeline.
+// rebuilt from the stored JSON of its entries. The ingest pipeline builds
+// its feature timeline from them.
 func (db *DB) StoredDocuments(ctx context.Context) ([]*changelog.Document, error) {
 	// One statement, so that documents and entries come from one snapshot.
 	rows, err := db.read.QueryContext(ctx, `SELECT d.id, d.doc_key, d.release, d.sig, d.format, d.title, d.intro, d.sha256, e.data
@@ -663,35 +634,6 @@ func (db *DB) StoredDocuments(ctx context.Context) ([]*changelog.Document, error
 		return nil, fmt.Errorf("store: stored documents: %w", err)
 	}
 	return out, nil
-}
-
-// Timeline returns the cross-release timeline of every stored document and
-// of docs, a document in docs taking the place of the stored one with the
-// same key (an edited file replaces its earlier version). Generators need it
-// for questions that span releases.
-func (db *DB) Timeline(ctx context.Context, docs ...*changelog.Document) (*changelog.Timeline, error) {
-	stored, err := db.StoredDocuments(ctx)
-	if err != nil {
-		return nil, err
-	}
-	replaced := map[string]bool{}
-	for _, d := range docs {
-		if d != nil {
-			replaced[d.Key] = true
-		}
-	}
-	all := make([]*changelog.Document, 0, len(stored)+len(docs))
-	for _, d := range stored {
-		if !replaced[d.Key] {
-			all = append(all, d)
-		}
-	}
-	all = append(all, docs...)
-	tl, err := changelog.NewTimeline(all...)
-	if err != nil {
-		return nil, fmt.Errorf("store: timeline: %w", err)
-	}
-	return tl, nil
 }
 
 // ChangelogDocument is an ingested document with the state of its questions.
@@ -759,213 +701,6 @@ func (db *DB) ChangelogDocumentByID(ctx context.Context, id int64) (ChangelogDoc
 		return d, fmt.Errorf("store: changelog document %d: %w", id, err)
 	}
 	return d, nil
-}
-
-// DraftQuestion is a generated question with where it comes from.
-type DraftQuestion struct {
-	StoredQuestion
-	Provenance quizgen.Provenance
-	// SourceDocument is the key of the document the question was generated
-	// from, DocumentID its row (0 if the document is gone).
-	SourceDocument string
-	DocumentID     int64
-	// Edited is set when an admin has reworded the question.
-	Edited    bool
-	UpdatedAt time.Time
-}
-
-// DraftFilter selects generated questions. Empty fields match everything;
-// no Statuses means drafts only.
-type DraftFilter struct {
-	Document string // a document key, e.g. "1.36/node"
-	Deck     string // a deck slug
-	Statuses []quiz.Status
-}
-
-// draftSelect selects questionColumns and the columns scanDraft adds.
-const draftSelect = `SELECT ` + questionColumns + `, q.provenance, q.content_hash, q.generated_hash,
-		q.source_document, coalesce(c.id, 0), q.updated_at
-	FROM questions q JOIN decks d ON d.id = q.deck_id
-	LEFT JOIN changelog_documents c ON c.doc_key = q.source_document
-	WHERE q.origin = 'generated' `
-
-func scanDraft(row scanner) (DraftQuestion, error) {
-	var (
-		dq                 DraftQuestion
-		prov, content, gen string
-		updated            int64
-	)
-	sq, err := scanQuestion(scanExtras{row, []any{&prov, &content, &gen, &dq.SourceDocument, &dq.DocumentID, &updated}})
-	if err != nil {
-		return dq, err
-	}
-	if err := json.Unmarshal([]byte(prov), &dq.Provenance); err != nil {
-		return dq, fmt.Errorf("question %d provenance: %w", sq.ID, err)
-	}
-	dq.StoredQuestion, dq.Edited, dq.UpdatedAt = sq, content != gen, fromMS(updated)
-	return dq, nil
-}
-
-// ListDrafts returns generated questions in deck order, with their provenance.
-func (db *DB) ListDrafts(ctx context.Context, f DraftFilter) ([]DraftQuestion, error) {
-	want := map[quiz.Status]bool{}
-	for _, s := range f.Statuses {
-		want[s] = true
-	}
-	if len(want) == 0 {
-		want[quiz.Draft] = true
-	}
-	rows, err := db.read.QueryContext(ctx, draftSelect+`AND (? = '' OR q.source_document = ?) AND (? = '' OR d.slug = ?)
-		ORDER BY d.slug, q.position, q.id`, f.Document, f.Document, f.Deck, f.Deck)
-	if err != nil {
-		return nil, fmt.Errorf("store: list drafts: %w", err)
-	}
-	defer rows.Close()
-	var out []DraftQuestion
-	for rows.Next() {
-		dq, err := scanDraft(rows)
-		if err != nil {
-			return nil, fmt.Errorf("store: list drafts: %w", err)
-		}
-		if want[dq.Status] {
-			out = append(out, dq)
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("store: list drafts: %w", err)
-	}
-	return out, nil
-}
-
-// GeneratedQuestion returns one generated question, whatever its status.
-// A hand-written question is not found.
-func (db *DB) GeneratedQuestion(ctx context.Context, id int64) (DraftQuestion, error) {
-	dq, err := scanDraft(db.read.QueryRowContext(ctx, draftSelect+`AND q.id = ?`, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return dq, fmt.Errorf("store: generated question %d: %w", id, quiz.ErrNotFound)
-	}
-	if err != nil {
-		return dq, fmt.Errorf("store: generated question %d: %w", id, err)
-	}
-	return dq, nil
-}
-
-// scanExtras scans questionColumns followed by more columns.
-type scanExtras struct {
-	row   scanner
-	extra []any
-}
-
-func (s scanExtras) Scan(dest ...any) error { return s.row.Scan(append(dest, s.extra...)...) }
-
-// PublishQuestions makes generated questions of a deck visible to learners.
-// Every id must be a generated question of the deck, and each must still be
-// valid; otherwise nothing changes. It returns how many changed status.
-func (db *DB) PublishQuestions(ctx context.Context, deckSlug string, ids []int64, now time.Time) (int, error) {
-	n, err := db.setGeneratedStatus(ctx, deckSlug, ids, quiz.Published, now)
-	if err != nil {
-		return 0, fmt.Errorf("store: publish questions: %w", err)
-	}
-	return n, nil
-}
-
-// RetireQuestions takes generated questions of a deck away from learners;
-// they and their review history are kept. Every id must be a generated
-// question of the deck, otherwise nothing changes.
-func (db *DB) RetireQuestions(ctx context.Context, deckSlug string, ids []int64, now time.Time) (int, error) {
-	n, err := db.setGeneratedStatus(ctx, deckSlug, ids, quiz.Retired, now)
-	if err != nil {
-		return 0, fmt.Errorf("store: retire questions: %w", err)
-	}
-	return n, nil
-}
-
-func (db *DB) setGeneratedStatus(ctx context.Context, deckSlug string, ids []int64, status quiz.Status, now time.Time) (int, error) {
-	if len(ids) == 0 {
-		return 0, fmt.Errorf("no question selected: %w", quiz.ErrInvalid)
-	}
-	changed := 0
-	err := db.tx(ctx, func(tx *sql.Tx) error {
-		changed = 0
-		for _, id := range ids {
-			var origin string
-			sq, err := scanQuestion(scanExtras{tx.QueryRowContext(ctx, `SELECT `+questionColumns+`, q.origin
-				FROM questions q JOIN decks d ON d.id = q.deck_id WHERE q.id = ? AND d.slug = ?`, id, deckSlug), []any{&origin}})
-			if errors.Is(err, sql.ErrNoRows) || err == nil && origin != string(quiz.FromGenerator) {
-				return fmt.Errorf("question %d of deck %s: %w", id, deckSlug, quiz.ErrNotFound)
-			}
-			if err != nil {
-				return fmt.Errorf("question %d: %w", id, err)
-			}
-			if sq.Status == status {
-				continue
-			}
-			if status == quiz.Published {
-				if err := sq.Question.Validate(); err != nil {
-					return fmt.Errorf("question %d: %w", id, err)
-				}
-			}
-			if _, err := tx.ExecContext(ctx, `UPDATE questions SET status = ?, updated_at = ? WHERE id = ?`, status, ms(now), id); err != nil {
-				return fmt.Errorf("question %d: %w", id, err)
-			}
-			changed++
-		}
-		return nil
-	})
-	return changed, err
-}
-
-// QuestionEdit is an admin's rewording of a generated question: the prompt,
-// the explanation and the answer fields of its type (see quiz.Question).
-// The answer fields replace the stored ones whole; the type, id and source
-// stay.
-type QuestionEdit struct {
-	Prompt, Explanation string
-	Choices             []string
-	Answer              string
-	Answers             []string
-	Truth               *bool
-	Accept              []string
-	Items               []string
-}
-
-// UpdateQuestionWording rewords a generated question, whatever its status.
-// The result must pass quiz.Question.Validate: otherwise the error wraps
-// quiz.ErrInvalid (a *quiz.ValidationError lists the problems) and nothing
-// is stored. A later ingest keeps the admin's wording (see IngestChangelogs).
-func (db *DB) UpdateQuestionWording(ctx context.Context, id int64, e QuestionEdit, now time.Time) (StoredQuestion, error) {
-	var sq StoredQuestion
-	err := db.tx(ctx, func(tx *sql.Tx) error {
-		var err error
-		sq, err = scanQuestion(tx.QueryRowContext(ctx, `SELECT `+questionColumns+`
-			FROM questions q JOIN decks d ON d.id = q.deck_id WHERE q.id = ?`, id))
-		if errors.Is(err, sql.ErrNoRows) {
-			return quiz.ErrNotFound
-		}
-		if err != nil {
-			return err
-		}
-		if sq.Origin != quiz.FromGenerator {
-			return fmt.Errorf("a hand-written question is edited in its YAML file: %w", quiz.ErrInvalid)
-		}
-		q := &sq.Question
-		q.Prompt, q.Explanation = e.Prompt, e.Explanation
-		q.SetPayload(quiz.Payload{Choices: e.Choices, Answer: e.Answer, Answers: e.Answers, Truth: e.Truth, Accept: e.Accept, Items: e.Items})
-		if err := q.Validate(); err != nil {
-			return err
-		}
-		payload, _, _, err := encodeQuestion(*q)
-		if err != nil {
-			return err
-		}
-		_, err = tx.ExecContext(ctx, `UPDATE questions SET prompt = ?, payload = ?, explanation = ?, content_hash = ?, updated_at = ?
-			WHERE id = ?`, q.Prompt, payload, q.Explanation, q.ContentHash(), ms(now), id)
-		return err
-	})
-	if err != nil {
-		return sq, fmt.Errorf("store: edit question %d: %w", id, err)
-	}
-	return sq, nil
 }
 
 // FormatConflictError refuses a document whose release and SIG are stored

@@ -1,0 +1,260 @@
+package ingest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"kubequiz/internal/changelog"
+	"kubequiz/internal/quiz"
+	"kubequiz/internal/quizgen"
+	"kubequiz/internal/store"
+	"kubequiz/internal/testshared"
+)
+
+var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+
+// nodeArticle is a short made-up SIG-Node write-up in the article layout:
+// two features (one with a stage history in its note) and a bug fix.
+const nodeArticle = `Kubernetes 1.36: SIG-Node の変更内容
+
+Feature
+
+  • FooBarVolume を GA に昇格させた。 (#900001、@alice) [sig/node]
+    • :pencil: 1.34 で alpha 導入、1.35 で beta になった機能です。
+  • kubelet に bazQuota 設定を追加した。 (#900002、@bob) [sig/node]
+
+Bug or Regression
+
+  • kubelet の再起動時にまれに起こる panic を修正した。 (#900003、@carol) [sig/node]
+`
+
+// olderArticle is the 1.35 article of the same SIG: FooBarVolume's beta.
+const olderArticle = `Kubernetes 1.35: SIG-Node の変更内容
+
+Feature
+
+  • FooBarVolume を beta に昇格させた。 (#800001、@alice) [sig/node]
+`
+
+func newTestDB(t testing.TB) *store.DB {
+	t.Helper()
+	db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "kubequiz.db"))
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// flashcards stands in for quizgen.Generate: one flashcard per entry.
+func flashcards(doc *changelog.Document, _ *changelog.Timeline, _ quizgen.Options) []quizgen.Generated {
+	var out []quizgen.Generated
+	for _, e := range doc.Entries {
+		id := strings.NewReplacer("/", "-", ".", "-").Replace(e.Key)
+		out = append(out, quizgen.Generated{Question: quiz.Question{
+			ExtID: "card-" + id, Type: quiz.Flashcard, Prompt: "この変更の内容は?", Answer: e.Text, Explanation: "出典: " + e.Text,
+			Source: quiz.Source{Release: doc.Release, SIG: "SIG-Node", Kind: string(e.Kind), PRs: e.PRs},
+		}, Provenance: quizgen.Provenance{Document: doc.Key, Entry: e.Key, PRs: e.PRs, SourceText: e.Text, Generator: quizgen.GenTrueFalse}})
+	}
+	return out
+}
+
+// save prepares and stores the sources with p, as the command does.
+func save(t *testing.T, p *Pipeline, srcs ...Source) []store.IngestResult {
+	t.Helper()
+	ctx := context.Background()
+	b, problems, err := p.Prepare(ctx, srcs, Options{}, nil)
+	if err != nil || len(problems) > 0 {
+		t.Fatalf("prepare: %v, problems %v", err, problems)
+	}
+	res, err := p.Save(ctx, b, SaveOptions{Actor: "test", Now: t0})
+	if err != nil {
+		t.Fatalf("save: %v", err)
+	}
+	return res
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestTimelineWithStoredDocuments(t *testing.T) {
+	ctx := context.Background()
+	db := newTestDB(t)
+	save(t, New(db, flashcards), Source{Name: "node-1.35.txt", Data: []byte(olderArticle)})
+	older, err := Parse(Source{Data: []byte(olderArticle)}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored, err := db.StoredDocuments(ctx)
+	if err != nil || len(stored) != 1 {
+		t.Fatalf("stored documents = %d, %v", len(stored), err)
+	}
+	if a, b := mustJSON(t, older), mustJSON(t, stored[0]); a != b {
+		t.Errorf("stored document differs from the parsed one:\n%s\n%s", a, b)
+	}
+
+	// The generators see the timeline of the stored documents and the new one.
+	var tl *changelog.Timeline
+	p := New(db, func(doc *changelog.Document, got *changelog.Timeline, opt quizgen.Options) []quizgen.Generated {
+		tl = got
+		return nil
+	})
+	if _, _, err := p.Prepare(ctx, []Source{{Name: "node-1.36.txt", Data: []byte(nodeArticle)}}, Options{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if rel, ok := tl.ReleaseOf("FooBarVolume", changelog.StageGA); !ok || rel != "1.36" {
+		t.Errorf("GA release = %q, %v; want 1.36 from the new document", rel, ok)
+	}
+	if ev, ok := tl.StageIn("FooBarVolume", "1.35"); !ok || ev.Stage != changelog.StageBeta {
+		t.Errorf("1.35 stage = %+v, %v; want beta", ev, ok)
+	}
+	// A new version of a stored document takes its place in the timeline.
+	fixed := strings.Replace(olderArticle, "beta に昇格させた", "alpha として追加した", 1)
+	if _, _, err := p.Prepare(ctx, []Source{{Name: "node-1.35.txt", Data: []byte(fixed)}}, Options{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if h := tl.History("FooBarVolume"); len(h) != 1 || h[0].Stage != changelog.StageAlpha {
+		t.Errorf("history with the fixed 1.35 document = %+v, want only its alpha", h)
+	}
+}
+
+// TestPrepare: every source that cannot be ingested is reported, in order,
+// and nothing is generated; otherwise each document gets its deck and its
+// questions, and progress is told of every step.
+func TestPrepare(t *testing.T) {
+	ctx := context.Background()
+	db := newTestDB(t)
+	generated := 0
+	p := New(db, func(doc *changelog.Document, tl *changelog.Timeline, opt quizgen.Options) []quizgen.Generated {
+		generated++
+		return flashcards(doc, tl, opt)
+	})
+	var steps []string
+	progress := func(step Step, file string, i, n int) {
+		steps = append(steps, fmt.Sprintf("%d %s %d/%d", step, file, i, n))
+	}
+
+	undated := strings.Replace(nodeArticle, "Kubernetes 1.36: ", "", 1)
+	b, problems, err := p.Prepare(ctx, []Source{{"empty.md", nil}, {"node.txt", []byte(nodeArticle)}, {"undated.txt", []byte(undated)}}, Options{}, progress)
+	if err != nil || len(b.Inputs) != 0 || generated != 0 {
+		t.Fatalf("prepare with bad sources = %d inputs, %v; %d generated", len(b.Inputs), err, generated)
+	}
+	if len(problems) != 2 || problems[0].File != "empty.md" || !errors.Is(problems[0].Err, changelog.ErrEmpty) ||
+		problems[1].File != "undated.txt" || !errors.Is(problems[1].Err, changelog.ErrNoRelease) {
+		t.Errorf("problems = %+v, want empty.md (empty) and undated.txt (no release)", problems)
+	}
+	steps = nil
+	b, problems, err = p.Prepare(ctx, []Source{{"node.txt", []byte(nodeArticle)}, {"older.txt", []byte(olderArticle)}}, Options{}, progress)
+	if err != nil || len(problems) > 0 || len(b.Inputs) != 2 {
+		t.Fatalf("prepare = %d inputs, %v, %v", len(b.Inputs), problems, err)
+	}
+	want := []string{"0 node.txt 0/2", "0 older.txt 1/2", "1 node.txt 0/2", "1 older.txt 1/2"}
+	if !slices.Equal(steps, want) {
+		t.Errorf("progress = %q, want %q", steps, want)
+	}
+	if in := b.Inputs[1]; in.File != "older.txt" || in.Deck.Slug != "v1-35-sig-node" || in.Deck.Language != "ja" || len(in.Generated) != 1 {
+		t.Errorf("input = %s, deck %+v, %d questions", in.File, in.Deck, len(in.Generated))
+	}
+	if b.Questions() != 4 {
+		t.Errorf("questions = %d, want 4", b.Questions())
+	}
+	// The release and SIG given, the undated article is read; the language
+	// names the deck's.
+	b, problems, err = p.Prepare(ctx, []Source{{"undated.txt", []byte(undated)}}, Options{Release: "1.35", SIG: "Node", Lang: quizgen.LangEnglish}, nil)
+	if err != nil || len(problems) > 0 || len(b.Inputs) != 1 {
+		t.Fatalf("prepare with a release = %d inputs, %v, %v", len(b.Inputs), problems, err)
+	}
+	if in := b.Inputs[0]; in.Document.Release != "1.35" || in.Deck.Slug != "v1-35-sig-node" || in.Deck.Language != "en" {
+		t.Errorf("undated article: release %s, deck %+v", in.Document.Release, in.Deck)
+	}
+}
+
+// TestSave: a dry run reports what a save stores and stores nothing; the
+// digest of the same sources is the same until the stored timeline moves.
+func TestSave(t *testing.T) {
+	ctx := context.Background()
+	db := newTestDB(t)
+	p := New(db, func(doc *changelog.Document, tl *changelog.Timeline, opt quizgen.Options) []quizgen.Generated {
+		out := flashcards(doc, tl, opt)
+		for i := range out {
+			out[i].Question.Explanation += fmt.Sprintf(" (%d events)", len(tl.History("FooBarVolume")))
+		}
+		return out
+	})
+	srcs := []Source{{Name: "node-1.36.txt", Data: []byte(nodeArticle)}}
+	prepare := func() (Batch, string) {
+		t.Helper()
+		b, problems, err := p.Prepare(ctx, srcs, Options{}, nil)
+		if err != nil || len(problems) > 0 {
+			t.Fatalf("prepare: %v, %v", problems, err)
+		}
+		digest, err := b.Digest()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b, digest
+	}
+	b, digest := prepare()
+	dry, err := p.Save(ctx, b, SaveOptions{Actor: "preview", Now: t0, DryRun: true})
+	if err != nil || len(dry) != 1 || dry[0].Document != store.Added || dry[0].Total().Added != 3 {
+		t.Fatalf("dry run = %+v, %v", dry, err)
+	}
+	if docs, _ := db.ChangelogDocuments(ctx); len(docs) != 0 {
+		t.Errorf("a dry run stored %d documents", len(docs))
+	}
+	if _, again := prepare(); again != digest {
+		t.Error("the same sources have another digest")
+	}
+	save(t, p, Source{Name: "node-1.35.txt", Data: []byte(olderArticle)})
+	b, moved := prepare()
+	if moved == digest {
+		t.Error("the digest stayed when the stored timeline moved")
+	}
+	res, err := p.Save(ctx, b, SaveOptions{Actor: "test", Now: t0})
+	if err != nil || len(res) != 1 || res[0].Deck.Slug != "v1-36-sig-node" || !res[0].DeckCreated {
+		t.Fatalf("save = %+v, %v", res, err)
+	}
+	if runs, err := db.ImportRuns(ctx, 10); err != nil || len(runs) != 2 {
+		t.Errorf("import runs = %d, %v; want 2", len(runs), err)
+	}
+}
+
+// BenchmarkTimeline generates from the upstream 1.36 CHANGELOG, which is
+// stored, with a generator that does nothing: the stored documents read
+// back, the timeline built and each deck named
+// (go test -run XXX -bench Timeline ./internal/ingest).
+func BenchmarkTimeline(b *testing.B) {
+	src, err := os.ReadFile(testshared.Path(b, "changelogs", "CHANGELOG-1.36.0.md"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	p := New(newTestDB(b), func(*changelog.Document, *changelog.Timeline, quizgen.Options) []quizgen.Generated { return nil })
+	batch, problems, err := p.Prepare(ctx, []Source{{Name: "CHANGELOG-1.36.0.md", Data: src}}, Options{}, nil)
+	if err != nil || len(problems) > 0 {
+		b.Fatal(problems, err)
+	}
+	if _, err := p.Save(ctx, batch, SaveOptions{Actor: "bench", Now: t0}); err != nil {
+		b.Fatal(err)
+	}
+	docs := []Parsed{{File: "CHANGELOG-1.36.0.md", Document: batch.Inputs[0].Document}}
+	for b.Loop() {
+		if _, err := p.Generate(ctx, docs, "", nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
