@@ -419,7 +419,7 @@ func setUp(ctx context.Context, cfg config, dir string, transport http.RoundTrip
 				fmt.Fprintln(stderr, "kqload: close database:", err)
 			}
 		}
-		if err := p.addLearners(ctx, learners, loadNewPerDay, loadReviewsPerDay); err != nil {
+		if err := addLearners(ctx, p.db, learners, loadNewPerDay, loadReviewsPerDay); err != nil {
 			closeDB()
 			return "", nil, stop, 0, err
 		}

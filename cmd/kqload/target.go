@@ -19,6 +19,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"kubequiz/internal/account"
 	"kubequiz/internal/bank"
 	"kubequiz/internal/quiz"
 	"kubequiz/internal/store"
@@ -157,10 +158,11 @@ func bundledBank(copies int) ([]bank.Decoded, error) {
 	return out, nil
 }
 
-// addLearners creates the learners' accounts with production password
-// hashes (two at a time, the server's own cap) and raises their daily
-// limits so that the run is never held back by them.
-func (p *inProcess) addLearners(ctx context.Context, ls []*learner, newPerDay, reviewsPerDay int) error {
+// addLearners creates the learners' accounts in db, as "kubequiz user add"
+// does, with production password hashes (two at a time, the server's own
+// cap) and raises their daily limits so that the run is never held back by
+// them.
+func addLearners(ctx context.Context, db *store.DB, ls []*learner, newPerDay, reviewsPerDay int) error {
 	var (
 		wg    sync.WaitGroup
 		mu    sync.Mutex
@@ -170,7 +172,7 @@ func (p *inProcess) addLearners(ctx context.Context, ls []*learner, newPerDay, r
 	for range 2 {
 		wg.Go(func() {
 			for l := range next {
-				err := p.addLearner(ctx, l, newPerDay, reviewsPerDay)
+				err := addLearner(ctx, db, l, newPerDay, reviewsPerDay)
 				if err != nil {
 					mu.Lock()
 					first = cmpErr(first, err)
@@ -187,12 +189,20 @@ func (p *inProcess) addLearners(ctx context.Context, ls []*learner, newPerDay, r
 	return first
 }
 
-func (p *inProcess) addLearner(ctx context.Context, l *learner, newPerDay, reviewsPerDay int) error {
-	u, err := p.srv.CreateUser(ctx, l.login, l.login, l.password, quiz.RoleMember)
+func addLearner(ctx context.Context, db *store.DB, l *learner, newPerDay, reviewsPerDay int) error {
+	login, name, err := account.CheckNew(l.login, l.login, l.password, l.password)
+	if err != nil {
+		return fmt.Errorf("%w: %w", err, quiz.ErrInvalid)
+	}
+	hash, err := account.DefaultHashParams().Hash(l.password)
 	if err != nil {
 		return err
 	}
-	return p.db.SetStudyLimits(ctx, u.ID, newPerDay, reviewsPerDay)
+	u, err := db.CreateUser(ctx, store.NewUser{Login: login, DisplayName: name, PasswordHash: hash, Role: quiz.RoleMember}, time.Now())
+	if err != nil {
+		return err
+	}
+	return db.SetStudyLimits(ctx, u.ID, newPerDay, reviewsPerDay)
 }
 
 func cmpErr(first, err error) error {
@@ -210,10 +220,7 @@ func addToDatabase(ctx context.Context, dbPath string, ls []*learner, newPerDay,
 	if err != nil {
 		return err
 	}
-	srv, err := web.New(web.Config{}, db, discardLogger())
-	if err == nil {
-		err = (&inProcess{db: db, srv: srv}).addLearners(ctx, ls, newPerDay, reviewsPerDay)
-	}
+	err = addLearners(ctx, db, ls, newPerDay, reviewsPerDay)
 	return errors.Join(err, db.Close())
 }
 

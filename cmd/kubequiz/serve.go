@@ -172,3 +172,23 @@ func loadBundledBank(ctx context.Context, db *store.DB, log *slog.Logger) error 
 	log.Info("loaded the bundled question bank", "files", len(files))
 	return nil
 }
+
+// announceSetup shows the one-time first-admin setup link while no admin
+// account exists. serve calls it once it listens on addr. The link carries
+// a secret, so it goes to standard output, for the operator, and the log
+// only says that it was printed.
+func announceSetup(ctx context.Context, srv *web.Server, addr string, stdout io.Writer, log *slog.Logger) error {
+	base, _, err := localBase(addr)
+	if err != nil {
+		return fmt.Errorf("setup link: %w", err)
+	}
+	link, ok, err := srv.SetupLink(ctx, base)
+	if err != nil || !ok {
+		return err
+	}
+	fmt.Fprintf(stdout, "No admin account yet. Open this one-time link within 24 hours to create one\n"+
+		"(use the server's public address if you reach it through a proxy):\n  %s\n"+
+		"or run: kubequiz user add -admin LOGIN (bin/kubequiz after make run), with the same -db\n", link)
+	log.Warn("no admin account yet; a one-time setup link was printed on standard output", "valid_for", "24h")
+	return nil
+}

@@ -10,11 +10,13 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"time"
 
 	"golang.org/x/term"
 
+	"kubequiz/internal/account"
 	"kubequiz/internal/quiz"
-	"kubequiz/internal/web"
+	"kubequiz/internal/store"
 )
 
 const userUsage = `usage:
@@ -71,18 +73,16 @@ func userCmd(ctx context.Context, args []string, getenv func(string) string, std
 		return err
 	}
 	defer closeDB()
-	srv, err := web.New(web.Config{}, db, newLogger("text", stderr))
-	if err != nil {
-		return err
-	}
+	log := newLogger("text", stderr)
 	if sub == "passwd" {
-		if err := srv.AccountExists(ctx, login); err != nil {
+		cred, err := credentials(ctx, db, login)
+		if err != nil {
 			return fmt.Errorf("user passwd %s: %w", login, err)
 		}
 		if password, err = readPassword(stdin, stderr); err != nil {
 			return fmt.Errorf("user %s: %w", sub, err)
 		}
-		if err := srv.ResetPassword(ctx, login, password); err != nil {
+		if err := resetPassword(ctx, db, account.NormalLogin(login), cred.User.DisplayName, password, time.Now(), log); err != nil {
 			return fmt.Errorf("user passwd %s: %w", login, err)
 		}
 		fmt.Fprintf(stdout, "password of %s changed; its sessions have ended\n", strings.ToLower(login))
@@ -92,11 +92,59 @@ func userCmd(ctx context.Context, args []string, getenv func(string) string, std
 	if admin {
 		role = quiz.RoleAdmin
 	}
-	u, err := srv.CreateUser(ctx, login, name, password, role)
+	u, err := createUser(ctx, db, login, name, password, role, time.Now(), log)
 	if err != nil {
 		return fmt.Errorf("user add %s: %w", login, err)
 	}
 	fmt.Fprintf(stdout, "created %s %s\n", u.Role, u.Login)
+	return nil
+}
+
+// createUser adds an account after the checks of registration (login
+// name, display name, password policy), with a password hash at the
+// server's costs.
+func createUser(ctx context.Context, db *store.DB, login, displayName, password string, role quiz.Role, now time.Time, log *slog.Logger) (quiz.User, error) {
+	login, displayName, err := account.CheckNew(login, displayName, password, password)
+	if err != nil {
+		return quiz.User{}, fmt.Errorf("%w: %w", err, quiz.ErrInvalid)
+	}
+	hash, err := account.DefaultHashParams().Hash(password)
+	if err != nil {
+		return quiz.User{}, err
+	}
+	u, err := db.CreateUser(ctx, store.NewUser{Login: login, DisplayName: displayName, PasswordHash: hash, Role: role}, now)
+	if err != nil {
+		return quiz.User{}, err
+	}
+	log.InfoContext(ctx, "user created", "user_id", u.ID, "login", u.Login, "role", string(u.Role), "by", "cli")
+	return u, nil
+}
+
+// credentials reads the account with login (in any case); a missing one
+// is an error that names it, wrapping quiz.ErrNotFound.
+func credentials(ctx context.Context, db *store.DB, login string) (store.Credentials, error) {
+	login = account.NormalLogin(login)
+	c, err := db.Credentials(ctx, login)
+	if errors.Is(err, quiz.ErrNotFound) {
+		return c, fmt.Errorf("no account has the login %q: %w", login, quiz.ErrNotFound)
+	}
+	return c, err
+}
+
+// resetPassword gives the account with the normal login a new password
+// (policy checked) and ends all its sessions: for a password that is lost.
+func resetPassword(ctx context.Context, db *store.DB, login, displayName, password string, now time.Time, log *slog.Logger) error {
+	if err := account.CheckPassword(password, login, displayName); err != nil {
+		return fmt.Errorf("%w: %w", err, quiz.ErrInvalid)
+	}
+	hash, err := account.DefaultHashParams().Hash(password)
+	if err != nil {
+		return err
+	}
+	if err := db.ChangePasswordByLogin(ctx, login, hash, now); err != nil {
+		return err
+	}
+	log.InfoContext(ctx, "password reset", "login", login, "by", "cli")
 	return nil
 }
 
@@ -180,24 +228,4 @@ func readPassword(stdin io.Reader, stderr io.Writer) (string, error) {
 		return "", errors.New("no password: give it on standard input")
 	}
 	return line, nil
-}
-
-// announceSetup shows the one-time first-admin setup link while no admin
-// account exists. serve calls it once it listens on addr. The link carries
-// a secret, so it goes to standard output, for the operator, and the log
-// only says that it was printed.
-func announceSetup(ctx context.Context, srv *web.Server, addr string, stdout io.Writer, log *slog.Logger) error {
-	base, _, err := localBase(addr)
-	if err != nil {
-		return fmt.Errorf("setup link: %w", err)
-	}
-	link, ok, err := srv.SetupLink(ctx, base)
-	if err != nil || !ok {
-		return err
-	}
-	fmt.Fprintf(stdout, "No admin account yet. Open this one-time link within 24 hours to create one\n"+
-		"(use the server's public address if you reach it through a proxy):\n  %s\n"+
-		"or run: kubequiz user add -admin LOGIN (bin/kubequiz after make run), with the same -db\n", link)
-	log.Warn("no admin account yet; a one-time setup link was printed on standard output", "valid_for", "24h")
-	return nil
 }

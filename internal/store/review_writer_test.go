@@ -272,3 +272,40 @@ func TestReviewWriterGather(t *testing.T) {
 		})
 	}
 }
+
+func TestRecordReviewChecksDeckAndAnswer(t *testing.T) {
+	db := newTestDB(t)
+	ctx := context.Background()
+	now := time.Now()
+	user := addStudyUser(t, db, "learner", studyUserOpts{})
+	deck := addStudyDeck(t, db, "deck-a", "1.36")
+	addStudyDeck(t, db, "deck-b", "1.36")
+	q := addStudyQuestion(t, db, deck, 0, quiz.Published, sampleQuestion("q1"))
+	tests := []struct {
+		name string
+		deck string
+		resp quiz.Response
+		want error
+	}{
+		{"another deck", "deck-b", quiz.Response{Choice: 0}, quiz.ErrNotFound},
+		{"unknown deck", "no-such-deck", quiz.Response{Choice: 0}, quiz.ErrNotFound},
+		{"choice out of range", "deck-a", quiz.Response{Choice: 99}, quiz.ErrInvalid},
+		{"fields of another type", "deck-a", quiz.Response{Choice: 0, Texts: []string{"x"}}, quiz.ErrInvalid},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := db.RecordReview(ctx, Review{UserID: user, QuestionID: q, RequestID: fmt.Sprintf("req-%d", i),
+				Rating: fsrs.Good, Response: tt.resp, Deck: tt.deck, At: now})
+			if !errors.Is(err, tt.want) {
+				t.Errorf("RecordReview = %v, want %v", err, tt.want)
+			}
+		})
+	}
+	if n := countRows(t, db, `SELECT count(*) FROM review_log`); n != 0 {
+		t.Errorf("review_log rows = %d, want 0", n)
+	}
+	if _, err := db.RecordReview(ctx, Review{UserID: user, QuestionID: q, RequestID: "ok", Rating: fsrs.Good,
+		Response: quiz.Response{Choice: -1}, Deck: "deck-a", At: now}); err != nil {
+		t.Errorf("a normal review: %v", err)
+	}
+}

@@ -7,18 +7,15 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"path"
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 	"golang.org/x/text/unicode/norm"
 
+	"kubequiz/internal/account"
 	"kubequiz/internal/quiz"
 	"kubequiz/internal/store"
 	"kubequiz/views"
@@ -65,8 +62,6 @@ func (s *Server) accountRoutes(e *echo.Echo) {
 const (
 	msgBadCredentials  = "ログイン名またはパスワードが違います。"
 	msgTooManyAttempts = "ログインの試行が多すぎます。15 分ほど待ってから、もう一度お試しください。"
-	msgPasswordsDiffer = "確認用のパスワードが一致しません。"
-	msgTimezoneUnknown = "タイムゾーンは Asia/Tokyo や Europe/Berlin のような IANA の名前で入力してください。"
 	msgLoginTaken      = "このログイン名は使えません。別の名前を選んでください。"
 	msgInviteInvalid   = "招待コードが無効か、使用済みか、期限切れです。"
 	msgInviteNeeded    = "登録には招待コードが必要です。"
@@ -74,85 +69,17 @@ const (
 	msgTooManySignups  = "登録の試行が多すぎます。1 時間ほど待ってから、もう一度お試しください。"
 )
 
-// loginPattern is what login names may look like (after lower-casing):
-// ASCII, so that names cannot imitate each other.
-var loginPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{2,31}$`)
-
-const maxDisplayName = 50
-
-// normalLogin is a login name as stored and looked up: trimmed, lower case.
-func normalLogin(login string) string {
-	return strings.ToLower(strings.TrimSpace(login))
-}
-
-// loginProblem checks a new login name; it returns the name as stored.
-func loginProblem(login string) (string, string) {
-	login = normalLogin(login)
-	if !loginPattern.MatchString(login) {
-		return login, "ログイン名は 3〜32 文字の英数字と . _ - で、英数字で始めてください。"
+// problemText is the message and the input of a refusal by the account
+// rules (an account.Problem), or "", "" when err is nil.
+func problemText(err error) (msg, field string) {
+	var p account.Problem
+	switch {
+	case errors.As(err, &p):
+		return p.Error(), p.Field()
+	case err != nil:
+		return err.Error(), ""
 	}
-	return login, ""
-}
-
-// displayNameProblem checks a display name; it returns the name as stored:
-// trimmed, and in Unicode's composed form (NFC), so that a letter typed
-// as a base and an accent counts and compares as the one letter it is.
-// Letters, marks, digits, punctuation, symbols and spaces are allowed,
-// the ideographic space of Japanese input among them, and the zero-width
-// joiner that joins emoji; other invisible characters (direction
-// overrides, zero-width spaces) and control characters are not, and the
-// message names the first one.
-func displayNameProblem(name string) (string, string) {
-	if !utf8.ValidString(name) {
-		return name, "表示名に使えない文字が含まれています。"
-	}
-	name = norm.NFC.String(strings.TrimSpace(name))
-	if utf8.RuneCountInString(name) > maxDisplayName {
-		return name, fmt.Sprintf("表示名は %d 文字以内にしてください。", maxDisplayName)
-	}
-	rs := []rune(name)
-	visible := false
-	for i, r := range rs {
-		joins := r == zeroWidthJoiner && i > 0 && i < len(rs)-1 && emojiPart(rs[i-1]) && emojiPart(rs[i+1])
-		if !joins && !unicode.IsPrint(r) && !unicode.Is(unicode.Zs, r) {
-			return name, fmt.Sprintf("表示名に使えない文字 (U+%04X) が含まれています。", r)
-		}
-		visible = visible || unicode.In(r, unicode.L, unicode.N, unicode.S, unicode.P)
-	}
-	if name != "" && !visible {
-		return name, "表示名には見える文字を含めてください。"
-	}
-	return name, ""
-}
-
-// zeroWidthJoiner joins emoji into one ("👩‍💻"); a name may hold it only
-// between two parts of an emoji.
-const zeroWidthJoiner = '\u200d'
-
-// emojiPart reports whether r can stand beside a zero-width joiner in an
-// emoji: a symbol, a skin tone, or the variation selector that asks for
-// the emoji form.
-func emojiPart(r rune) bool {
-	return unicode.In(r, unicode.So, unicode.Sk) || r == '\ufe0f'
-}
-
-// newAccountProblem checks everything a new account needs.
-func newAccountProblem(login, displayName, password, password2 string) (string, string, string, string) {
-	login, msg := loginProblem(login)
-	if msg != "" {
-		return login, displayName, msg, "login"
-	}
-	displayName, msg = displayNameProblem(displayName)
-	if msg != "" {
-		return login, displayName, msg, "display_name"
-	}
-	if msg := passwordProblem(password, login, displayName); msg != "" {
-		return login, displayName, msg, "password"
-	}
-	if password != password2 {
-		return login, displayName, msgPasswordsDiffer, "password2"
-	}
-	return login, displayName, "", ""
+	return "", ""
 }
 
 // safeNext returns next when it is a path on this server, else "/". Only
@@ -224,7 +151,7 @@ func (a *accounts) login(c echo.Context) error {
 // authenticate checks a login and password. reason is "" on success, else
 // why it failed, for the log only.
 func (a *accounts) authenticate(ctx context.Context, login, password string) (quiz.User, string, error) {
-	cred, err := a.db.Credentials(ctx, normalLogin(login))
+	cred, err := a.db.Credentials(ctx, account.NormalLogin(login))
 	if errors.Is(err, quiz.ErrNotFound) {
 		// Hash anyway: the answer must not come faster for unknown logins.
 		if _, err := a.hash.hash(ctx, password); err != nil {
@@ -327,8 +254,9 @@ func (a *accounts) register(c echo.Context) error {
 	}
 	password := c.FormValue("password")
 	f.Invite = strings.TrimSpace(c.FormValue("invite"))
-	login, name, msg, field := newAccountProblem(c.FormValue("login"), c.FormValue("display_name"), password, c.FormValue("password2"))
+	login, name, err := account.CheckNew(c.FormValue("login"), c.FormValue("display_name"), password, c.FormValue("password2"))
 	f.Login, f.DisplayName = login, name
+	msg, field := problemText(err)
 	if msg == "" && f.InviteOnly && f.Invite == "" {
 		msg, field = msgInviteNeeded, "invite"
 	}
@@ -432,64 +360,15 @@ func (a *accounts) accountForm(c echo.Context) views.AccountForm {
 // an IANA name such as Asia/Tokyo that loads here.
 func (a *accounts) changeTimezone(c echo.Context) error {
 	u, _ := currentUser(c)
-	zone, msg := timezoneProblem(c.FormValue("timezone"))
-	if msg != "" {
-		return a.refuseAccount(c, http.StatusUnprocessableEntity, func(f *views.AccountForm) { f.Timezone, f.TimezoneError = zone, msg })
+	zone, err := account.CheckTimezone(c.FormValue("timezone"), time.LoadLocation)
+	if err != nil {
+		return a.refuseAccount(c, http.StatusUnprocessableEntity, func(f *views.AccountForm) { f.Timezone, f.TimezoneError = zone, err.Error() })
 	}
 	if err := a.db.SetTimezone(c.Request().Context(), u.ID, zone); err != nil {
 		return err
 	}
 	return c.Redirect(http.StatusSeeOther, "/account?done=timezone")
 }
-
-// timezoneProblem reads a time zone name; the message says what is wrong
-// with it. Only a zone's own name is taken, in its clean form: not the
-// server's own zone under any name ("Local", "localtime"), nor files of a
-// zoneinfo folder that are no zones of their own ("posixrules", posix/ and
-// right/ copies), which may be missing where the server runs next. Case
-// does not matter: "america/los_angeles" is America/Los_Angeles, stored in
-// its own spelling.
-func timezoneProblem(s string) (string, string) {
-	zone := strings.TrimSpace(norm.NFKC.String(s))
-	if zone == "" || len(zone) > 64 || path.Clean(zone) != zone || strings.HasPrefix(zone, "/") {
-		return zone, msgTimezoneUnknown
-	}
-	if own, ok := zoneSpelling()[strings.ToLower(zone)]; ok && knownZone(own) {
-		return own, ""
-	}
-	if knownZone(zone) {
-		return zone, "" // a zone newer than the list, from the machine's own data
-	}
-	return zone, msgTimezoneUnknown
-}
-
-// knownZone reports whether zone is a time zone's own name that loads here.
-func knownZone(zone string) bool {
-	switch {
-	case zone == "Local", zone == "localtime", zone == "posixrules", zone == "Factory",
-		strings.HasPrefix(zone, "posix/"), strings.HasPrefix(zone, "right/"):
-		return false
-	}
-	_, err := time.LoadLocation(zone)
-	return err == nil
-}
-
-// timezoneNames lists the zones of the time zone data built into Go (and
-// into the kubequiz binary, with time/tzdata), one a line;
-// TestTimezoneNames keeps it in step with the Go it is built with.
-//
-//go:embed account_timezones.txt
-var timezoneNames string
-
-// zoneSpelling maps each zone name in lower case to its own spelling,
-// built at the first time zone form rather than at every start.
-var zoneSpelling = sync.OnceValue(func() map[string]string {
-	m := map[string]string{}
-	for _, z := range strings.Fields(timezoneNames) {
-		m[strings.ToLower(z)] = z
-	}
-	return m
-})
 
 // refuseAccount shows the account page again with status, as one of its
 // forms was refused; refused puts what was sent, and why, into the form.
@@ -507,9 +386,9 @@ func (a *accounts) accountPage(c echo.Context) error {
 
 func (a *accounts) changeName(c echo.Context) error {
 	u, _ := currentUser(c)
-	name, msg := displayNameProblem(c.FormValue("display_name"))
-	if msg != "" {
-		return a.refuseAccount(c, http.StatusUnprocessableEntity, func(f *views.AccountForm) { f.DisplayName, f.NameError = name, msg })
+	name, err := account.CheckDisplayName(c.FormValue("display_name"))
+	if err != nil {
+		return a.refuseAccount(c, http.StatusUnprocessableEntity, func(f *views.AccountForm) { f.DisplayName, f.NameError = name, err.Error() })
 	}
 	if err := a.db.SetDisplayName(c.Request().Context(), u.ID, name); err != nil {
 		return err
@@ -557,11 +436,8 @@ func (a *accounts) changePassword(c echo.Context) error {
 	fail := func(status int, msg string) error {
 		return a.refuseAccount(c, status, func(f *views.AccountForm) { f.PasswordError = msg })
 	}
-	if msg := passwordProblem(password, u.Login, u.DisplayName); msg != "" {
-		return fail(http.StatusUnprocessableEntity, msg)
-	}
-	if password != c.FormValue("password2") {
-		return fail(http.StatusUnprocessableEntity, msgPasswordsDiffer)
+	if err := account.CheckNewPassword(password, c.FormValue("password2"), u.Login, u.DisplayName); err != nil {
+		return fail(http.StatusUnprocessableEntity, err.Error())
 	}
 	ok, err := a.reserveAttempt(c, u.Login)
 	if err != nil {
@@ -601,62 +477,4 @@ func (a *accounts) changePassword(c echo.Context) error {
 	a.setSessionCookie(c, tok, expires)
 	a.log.InfoContext(ctx, "password changed", "user_id", u.ID, "login", u.Login, "ip", c.RealIP())
 	return c.Redirect(http.StatusSeeOther, "/account?done=password")
-}
-
-// CreateUser adds an account after the same checks as registration (login
-// name, display name, password policy). The command line uses it.
-func (s *Server) CreateUser(ctx context.Context, login, displayName, password string, role quiz.Role) (quiz.User, error) {
-	login, displayName, msg, _ := newAccountProblem(login, displayName, password, password)
-	if msg != "" {
-		return quiz.User{}, fmt.Errorf("%s: %w", msg, quiz.ErrInvalid)
-	}
-	hash, err := newHasher(s.cfg.Password).hash(ctx, password)
-	if err != nil {
-		return quiz.User{}, err
-	}
-	u, err := s.db.CreateUser(ctx, store.NewUser{Login: login, DisplayName: displayName, PasswordHash: hash, Role: role}, time.Now())
-	if err != nil {
-		return quiz.User{}, err
-	}
-	s.log.InfoContext(ctx, "user created", "user_id", u.ID, "login", u.Login, "role", string(u.Role), "by", "cli")
-	return u, nil
-}
-
-// AccountExists returns nil when an account has the login, and an error
-// naming it, wrapping quiz.ErrNotFound, when none has.
-func (s *Server) AccountExists(ctx context.Context, login string) error {
-	_, err := s.credentials(ctx, normalLogin(login))
-	return err
-}
-
-// credentials reads an account by its normal login; a missing one is an
-// error that names it.
-func (s *Server) credentials(ctx context.Context, login string) (store.Credentials, error) {
-	c, err := s.db.Credentials(ctx, login)
-	if errors.Is(err, quiz.ErrNotFound) {
-		return c, fmt.Errorf("no account has the login %q: %w", login, quiz.ErrNotFound)
-	}
-	return c, err
-}
-
-// ResetPassword gives an account a new password (policy checked) and ends
-// all its sessions. The command line uses it when a password is lost.
-func (s *Server) ResetPassword(ctx context.Context, login, password string) error {
-	login = normalLogin(login)
-	cred, err := s.credentials(ctx, login)
-	if err != nil {
-		return err
-	}
-	if msg := passwordProblem(password, login, cred.User.DisplayName); msg != "" {
-		return fmt.Errorf("%s: %w", msg, quiz.ErrInvalid)
-	}
-	hash, err := newHasher(s.cfg.Password).hash(ctx, password)
-	if err != nil {
-		return err
-	}
-	if err := s.db.ChangePasswordByLogin(ctx, login, hash, time.Now()); err != nil {
-		return err
-	}
-	s.log.InfoContext(ctx, "password reset", "login", login, "by", "cli")
-	return nil
 }

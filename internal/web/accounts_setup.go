@@ -11,6 +11,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"kubequiz/internal/account"
 	"kubequiz/internal/store"
 	"kubequiz/views"
 )
@@ -83,8 +84,9 @@ func (a *accounts) setup(c echo.Context) error {
 	if !ok {
 		return invalid()
 	}
-	login, name, msg, field := newAccountProblem(c.FormValue("login"), c.FormValue("display_name"), password, c.FormValue("password2"))
-	if msg != "" {
+	login, name, err := account.CheckNew(c.FormValue("login"), c.FormValue("display_name"), password, c.FormValue("password2"))
+	if err != nil {
+		msg, field := problemText(err)
 		f := views.SetupForm{Token: tok, Login: login, DisplayName: name, Error: msg, ErrorField: field}
 		return a.render(c, http.StatusUnprocessableEntity, views.SetupPage(a.page(c, "初期設定"), f))
 	}

@@ -83,7 +83,7 @@ func TestAdminImportFlow(t *testing.T) {
 	if rec := member.post(preview+"/apply", nil); rec.Code != http.StatusForbidden {
 		t.Errorf("member applying an upload = %d, want 403", rec.Code)
 	}
-	if _, err := ts.CreateUser(ctx, "root2", "", adminPassword, quiz.RoleAdmin); err != nil {
+	if _, err := ts.addUser(ctx, "root2", "", adminPassword, quiz.RoleAdmin); err != nil {
 		t.Fatal(err)
 	}
 	other := newClient(t, ts, "192.0.2.12")

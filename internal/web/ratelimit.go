@@ -9,6 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"kubequiz/internal/account"
 	"kubequiz/internal/store"
 )
 
@@ -119,10 +120,11 @@ func (s *Server) reserveRegistration(c echo.Context) (bool, error) {
 }
 
 // rateLogin is the key a login name is counted under: the name as sign-in
-// looks it up (normalLogin), so that "Root " cannot dodge the count of
-// "root", cut to 64 bytes, so that odd input cannot grow the table.
+// looks it up (account.NormalLogin), so that "Root " cannot dodge the
+// count of "root", cut to 64 bytes, so that odd input cannot grow the
+// table.
 func rateLogin(login string) string {
-	login = normalLogin(login)
+	login = account.NormalLogin(login)
 	if len(login) > 64 {
 		login = login[:64]
 	}

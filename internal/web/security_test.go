@@ -623,7 +623,7 @@ func TestAdminImportApplyOnce(t *testing.T) {
 // user's, which an admin may act on.
 func TestEveryPostNeedsCSRF(t *testing.T) {
 	ts := withAdmin(t, newAccountServer(t, Config{}))
-	other, err := ts.CreateUser(context.Background(), "member1", "", memberPassword, quiz.RoleMember)
+	other, err := ts.addUser(context.Background(), "member1", "", memberPassword, quiz.RoleMember)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,8 +24,8 @@ type Config struct {
 	// SecureCookies marks cookies Secure even when requests arrive over
 	// plain HTTP (set it when a TLS-terminating proxy sits in front).
 	SecureCookies bool
-	// Password sets the argon2id costs of new password hashes; zero values
-	// mean DefaultPasswordParams. Tests use cheap ones.
+	// Password sets the argon2id costs of new password hashes and how many
+	// run at once; zero values mean the defaults. Tests use cheap ones.
 	Password PasswordParams
 	// TrustedProxies are the networks of reverse proxies whose
 	// X-Forwarded-For is believed. Empty: the client address is the TCP

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"kubequiz/internal/account"
 	"kubequiz/internal/bank"
 	"kubequiz/internal/fsrs"
 	"kubequiz/internal/quiz"
@@ -1146,7 +1147,7 @@ func TestTimezoneForm(t *testing.T) {
 			}
 			body := rec.Body.String()
 			input := regexp.MustCompile(`<input id="timezone-name"[^>]*>`).FindString(body)
-			if !strings.Contains(body, msgTimezoneUnknown) || !strings.Contains(input, `aria-invalid="true"`) || !strings.Contains(input, "autofocus") ||
+			if !strings.Contains(body, account.Problem{Code: account.TimezoneUnknown}.Error()) || !strings.Contains(input, `aria-invalid="true"`) || !strings.Contains(input, "autofocus") ||
 				!strings.Contains(input, `value="`+html.EscapeString(strings.TrimSpace(tt.sent))+`"`) {
 				t.Errorf("refusal lacks the message, the marked field or the value sent: %s", input)
 			}
