@@ -102,12 +102,24 @@ func ClozeFilled(prompt string) string {
 // Normalize prepares typed text for comparison: Unicode NFKC (so full-width
 // and half-width forms compare equal), lower case, surrounding space trimmed
 // and inner runs of space collapsed to one, and hyphens as ASCII '-' (see
-// foldHyphens).
+// foldHyphens). Format characters (Unicode Cf: zero-width spaces and
+// joiners, bidi marks such as a trailing RLM) and control characters other
+// than white space are dropped first: they are invisible, and a right
+// answer pasted with one is still right.
 func Normalize(s string) string {
+	s = strings.Map(dropInvisible, s)
 	s = norm.NFKC.String(s)
 	s = strings.ToLower(s)
 	s = foldHyphens(s)
 	return strings.Join(strings.FieldsFunc(s, unicode.IsSpace), " ")
+}
+
+// dropInvisible maps a format or non-space control character to nothing.
+func dropInvisible(r rune) rune {
+	if unicode.Is(unicode.Cf, r) || (unicode.IsControl(r) && !unicode.IsSpace(r)) {
+		return -1
+	}
+	return r
 }
 
 // foldHyphens turns the dashes a keyboard or a Japanese input method may

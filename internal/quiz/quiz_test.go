@@ -110,6 +110,14 @@ func TestNormalize(t *testing.T) {
 		{"サーバーーv1", "サーバーーv1"},
 		{"ー", "ー"},
 		{"", ""},
+		// Invisible characters a paste can carry are dropped.
+		{"ImageVolume\u200f", "imagevolume"},     // a trailing right-to-left mark
+		{"Image\u200bVolume", "imagevolume"},     // a zero-width space
+		{"\ufeffmemory.low", "memory.low"},       // a byte order mark
+		{"memory\u2060.low\u200d", "memory.low"}, // word joiner, zero-width joiner
+		{"kube\u202eproxy\u202c", "kubeproxy"},   // bidi override and pop
+		{"a\x00b\x7fc", "abc"},                   // control characters
+		{"a\u0085b", "a b"},                      // a control character that is space stays a break
 	}
 	for _, tt := range tests {
 		if got := Normalize(tt.in); got != tt.want {
@@ -183,6 +191,10 @@ func TestGrade(t *testing.T) {
 		{"typed right", typed, Response{Texts: []string{"Memory.Low"}}, true},
 		{"typed accepted", typed, Response{Texts: []string{"memory low"}}, true},
 		{"typed empty", typed, Response{Texts: []string{"  "}}, false},
+		{"typed with a trailing RLM", typed, Response{Texts: []string{"memory.low\u200f"}}, true},
+		{"typed with a zero-width space", typed, Response{Texts: []string{"memory\u200b.low"}}, true},
+		{"cloze with invisible marks", cloze, Response{Texts: []string{"\u200eImageVolume", "1.36\ufeff"}}, true},
+		{"typed only invisible", typed, Response{Texts: []string{"\u200b\u200f"}}, false},
 		{"order right", order, Response{Order: []int{0, 1, 2}}, true},
 		{"order wrong", order, Response{Order: []int{1, 0, 2}}, false},
 		{"order short", order, Response{Order: []int{0, 1}}, false},
