@@ -40,9 +40,22 @@ func (db *DB) CreateSession(ctx context.Context, userID int64, s NewSession, now
 	return nil
 }
 
+// MaxSessionsPerUser is how many live sessions an account keeps: a new
+// sign-in beyond it drops the sessions used least recently, so that a
+// stream of sign-ins cannot grow the table without bound.
+const MaxSessionsPerUser = 50
+
+// insertSession stores a session and keeps the user's MaxSessionsPerUser
+// most recently used ones (the new one among them).
 func insertSession(ctx context.Context, tx *sql.Tx, userID int64, s NewSession, now time.Time) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO sessions (token_hash, user_id, created_at, last_seen_at, expires_at)
-		VALUES (?, ?, ?, ?, ?)`, s.TokenHash, userID, ms(now), ms(now), ms(s.ExpiresAt))
+	if _, err := tx.ExecContext(ctx, `INSERT INTO sessions (token_hash, user_id, created_at, last_seen_at, expires_at)
+		VALUES (?, ?, ?, ?, ?)`, s.TokenHash, userID, ms(now), ms(now), ms(s.ExpiresAt)); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE user_id = ?1 AND token_hash NOT IN (
+		SELECT token_hash FROM sessions WHERE user_id = ?1
+		ORDER BY token_hash = ?2 DESC, last_seen_at DESC, created_at DESC LIMIT ?3)`,
+		userID, s.TokenHash, MaxSessionsPerUser)
 	return err
 }
 

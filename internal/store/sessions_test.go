@@ -156,3 +156,64 @@ func TestPurgeSessions(t *testing.T) {
 		t.Errorf("PurgeSessions = %d, %v; want 1", n, err)
 	}
 }
+
+// TestSessionCap signs one account in far more often than it may keep
+// sessions: it keeps MaxSessionsPerUser, the ones used most recently, and
+// another account's sessions are untouched.
+func TestSessionCap(t *testing.T) {
+	db := newTestDB(t)
+	ctx := context.Background()
+	alice := newTestUser(t, db, "alice", quiz.RoleMember)
+	bob := newTestUser(t, db, "bob", quiz.RoleMember)
+	const idle = 7 * 24 * time.Hour
+	start := time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
+	token := func(user byte, i int) []byte {
+		h := bytes.Repeat([]byte{user}, 32)
+		h[30], h[31] = byte(i>>8), byte(i)
+		return h
+	}
+	create := func(u quiz.User, h []byte, at time.Time) {
+		t.Helper()
+		if err := db.CreateSession(ctx, u.ID, NewSession{TokenHash: h, ExpiresAt: at.Add(30 * 24 * time.Hour)}, at, idle); err != nil {
+			t.Fatal(err)
+		}
+	}
+	create(bob, token(2, 0), start)
+	// Alice's first session is the one she keeps using (her phone).
+	phone := token(1, 0)
+	create(alice, phone, start)
+	const signIns = 3 * MaxSessionsPerUser
+	for i := 1; i <= signIns; i++ {
+		at := start.Add(time.Duration(i) * time.Minute)
+		if i%10 == 0 {
+			if err := db.TouchSession(ctx, phone, at); err != nil {
+				t.Fatal(err)
+			}
+		}
+		create(alice, token(1, i), at.Add(time.Second))
+	}
+	now := start.Add((signIns + 1) * time.Minute)
+	if n := countRows(t, db, `SELECT count(*) FROM sessions WHERE user_id = ?`, alice.ID); n != MaxSessionsPerUser {
+		t.Errorf("alice has %d sessions; want %d", n, MaxSessionsPerUser)
+	}
+	tests := []struct {
+		name  string
+		hash  []byte
+		valid bool
+	}{
+		{"the newest", token(1, signIns), true},
+		{"the oldest kept", token(1, signIns-MaxSessionsPerUser+2), true},
+		{"one too old", token(1, signIns-MaxSessionsPerUser), false},
+		{"the first sign-ins", token(1, 1), false},
+		{"the session in use", phone, true},
+		{"another account's", token(2, 0), true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := db.SessionUser(ctx, tt.hash, now, idle)
+			if (err == nil) != tt.valid {
+				t.Errorf("SessionUser: %v; want valid %v", err, tt.valid)
+			}
+		})
+	}
+}
