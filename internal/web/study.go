@@ -14,20 +14,6 @@ import (
 	"kubequiz/views"
 )
 
-// studyRoutes serves the decks page and the review loop. Every form works
-// without script (the answer form as a GET, which changes nothing; the
-// others as POSTs); htmx, when present, posts them and swaps the answer
-// into the page.
-func (s *Server) studyRoutes(r guarded) {
-	r.GET("/decks", s.decks)
-	r.POST("/decks/:slug/subscription", s.setSubscription)
-	r.GET("/study", s.study)
-	r.GET("/study/:slug", s.study)
-	r.GET("/study/answer", s.answer)
-	r.POST("/study/answer", s.answer)
-	r.POST("/study/grade", s.grade)
-}
-
 // decks lists every deck with published questions and the learner's counts.
 func (s *Server) decks(c echo.Context) error {
 	u, err := studyUser(c)
