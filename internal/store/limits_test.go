@@ -295,7 +295,7 @@ func TestRecordReviewChecksDeckAndAnswer(t *testing.T) {
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := db.RecordReview(ctx, Review{UserID: user, QuestionID: q, RequestID: fmt.Sprintf("req-%d", i),
-				Rating: fsrs.Good, Response: tt.resp, Deck: tt.deck, At: now})
+				Rating: fsrs.Good, Response: tt.resp, Scope: Scope{Deck: tt.deck}, At: now})
 			if !errors.Is(err, tt.want) {
 				t.Errorf("RecordReview = %v, want %v", err, tt.want)
 			}
@@ -305,7 +305,7 @@ func TestRecordReviewChecksDeckAndAnswer(t *testing.T) {
 		t.Errorf("review_log rows = %d, want 0", n)
 	}
 	if _, err := db.RecordReview(ctx, Review{UserID: user, QuestionID: q, RequestID: "ok", Rating: fsrs.Good,
-		Response: quiz.Response{Choice: -1}, Deck: "deck-a", At: now}); err != nil {
+		Response: quiz.Response{Choice: -1}, Scope: Scope{Deck: "deck-a"}, At: now}); err != nil {
 		t.Errorf("a normal review: %v", err)
 	}
 }

@@ -116,7 +116,7 @@ func (s *Server) answer(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := card.ScopeError(f.scope); errors.Is(err, store.ErrNotSubscribed) {
+	if err := card.ScopeError(store.Scope{Deck: f.scope}); errors.Is(err, store.ErrNotSubscribed) {
 		return s.stale(c, u, f, nil, err, now) // unsubscribed since the card was shown
 	} else if err != nil {
 		return echo.ErrNotFound // a deck the study page cannot have sent

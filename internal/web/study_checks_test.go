@@ -31,7 +31,7 @@ func TestGradeLabelsUnfuzzed(t *testing.T) {
 	// for fuzz to move them.
 	if _, err := env.ts.db.RecordReview(ctx, store.Review{UserID: env.alice.user.ID, QuestionID: qid,
 		RequestID: newPresentationID(), Rating: fsrs.Easy, Response: quiz.Response{Choice: 2},
-		At: time.Now().Add(-30 * 24 * time.Hour)}); err != nil {
+		Scope: store.Scope{Deck: "v1-36-sig-node"}, At: time.Now().Add(-30 * 24 * time.Hour)}); err != nil {
 		t.Fatal(err)
 	}
 	card := env.card(env.alice, "single").Card
