@@ -140,9 +140,9 @@ func bindGradeForm(c echo.Context) (gradeForm, error) {
 	bad := func(err error) (gradeForm, error) {
 		return gradeForm{}, echo.NewHTTPError(http.StatusBadRequest).SetInternal(err)
 	}
-	rating, err := strconv.Atoi(c.FormValue("rating"))
-	if err != nil || !fsrs.Rating(rating).Valid() {
-		return bad(fmt.Errorf("grade form: bad rating %q", c.FormValue("rating")))
+	rating, err := parseRating(c.FormValue("rating"))
+	if err != nil {
+		return bad(fmt.Errorf("grade form: %w", err))
 	}
 	resp, err := decodeResponse(c.FormValue("answer"))
 	if err != nil {
@@ -157,13 +157,24 @@ func bindGradeForm(c echo.Context) (gradeForm, error) {
 	return gradeForm{form: f, review: store.Review{
 		QuestionID: f.questionID,
 		RequestID:  f.presentationID,
-		Rating:     fsrs.Rating(rating),
+		Rating:     rating,
 		Response:   resp,
 		Scope:      store.Scope{Deck: f.scope},
 		AnswerKey:  f.answerKey,
 		ShownAt:    time.UnixMilli(f.shownAt),
 		Duration:   time.Duration(elapsed) * time.Millisecond,
 	}}, nil
+}
+
+// parseRating reads the rating of a grade form: 1 (Again) to 4 (Easy), in
+// any form strconv.Atoi reads.
+func parseRating(s string) (fsrs.Rating, error) {
+	n, err := strconv.Atoi(s)
+	r := fsrs.Rating(n)
+	if err != nil || !r.Valid() {
+		return 0, fmt.Errorf("bad rating %q", s)
+	}
+	return r, nil
 }
 
 // clip shortens s to maxAnswerRunes runes and makes it valid UTF-8.
