@@ -248,8 +248,8 @@ func scanRecorded(row scanner) (Recorded, error) {
 // request id recorded twice stores one review and leaves the card as the
 // first recording left it; a request id already used by another user or
 // question is quiz.ErrConflict. A question that does not exist or is not
-// published is quiz.ErrNotFound. Flashcards, which the learner grades
-// themself, count as correct when rated Hard or better.
+// published is quiz.ErrNotFound. Whether the answer counts as correct is
+// quiz.Result.CorrectRated's rule.
 func (db *DB) RecordReview(ctx context.Context, r Review) (Recorded, error) {
 	if !r.Rating.Valid() {
 		return Recorded{}, fmt.Errorf("store: record review: rating %d: %w", r.Rating, quiz.ErrInvalid)
@@ -289,11 +289,7 @@ func (db *DB) recordReview(ctx context.Context, q txStmts, p pendingReview) (out
 	if err != nil {
 		return out, false, err
 	}
-	res := sc.Question.Question.Grade(r.Response)
-	correct := res.Correct
-	if res.SelfGraded {
-		correct = r.Rating >= fsrs.Hard
-	}
+	correct := sc.Question.Question.Grade(r.Response).CorrectRated(r.Rating)
 	out = Recorded{Rating: r.Rating, Correct: correct, ReviewedAt: at, State: next.State, Due: next.Due}
 
 	ins, err := q.ExecContext(ctx, insertReviewQuery,
