@@ -230,29 +230,6 @@ func TestPresentationIDsGrowWithTime(t *testing.T) {
 	}
 }
 
-func TestIntervalLabels(t *testing.T) {
-	tests := []struct {
-		d               time.Duration
-		label, onButton string
-	}{
-		{20 * time.Second, "1分未満", "1分未満"},
-		{10 * time.Minute, "10分", "10分"},
-		{90 * time.Minute, "1.5時間", "1.5時間"},
-		{2 * 24 * time.Hour, "2日", "2日"},
-		{3 * 24 * time.Hour, "3日", "約3日"},
-		{90 * 24 * time.Hour, "3か月", "約3か月"},
-		{438 * 24 * time.Hour, "1.2年", "約1.2年"},
-	}
-	for _, tt := range tests {
-		if got := interval(tt.d); got != tt.label {
-			t.Errorf("interval(%v) = %q, want %q", tt.d, got, tt.label)
-		}
-		if got := buttonInterval(tt.d); got != tt.onButton {
-			t.Errorf("buttonInterval(%v) = %q, want %q", tt.d, got, tt.onButton)
-		}
-	}
-}
-
 // TestReturnPath checks where signing in leads back to: the page asked
 // for, or the page a signed-out form was sent from, on this server only.
 func TestReturnPath(t *testing.T) {

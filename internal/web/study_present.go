@@ -496,33 +496,6 @@ func gradeNotice(rec store.Recorded) string {
 	return fmt.Sprintf("%s で記録しました。次の復習は %s後です。", rec.Rating, interval(rec.Due.Sub(rec.ReviewedAt)))
 }
 
-// intervalUnits are the page's units, by fsrs.IntervalUnit.
-var intervalUnits = [...]string{fsrs.Minutes: "分", fsrs.Hours: "時間", fsrs.Days: "日", fsrs.Months: "か月", fsrs.Years: "年"}
-
-// interval renders a delay for the page: "1分未満", "10分", "1.5時間", "4日",
-// "3か月", "1.2年".
-func interval(d time.Duration) string {
-	n, u := fsrs.SplitInterval(d)
-	if u == fsrs.UnderMinute {
-		return "1分未満"
-	}
-	return n + intervalUnits[u]
-}
-
-// fuzzFrom is where the scheduler starts to spread intervals at random, so
-// that cards graded together do not all come back on the same day.
-const fuzzFrom = fsrs.FuzzMinDays * 24 * time.Hour
-
-// buttonInterval labels a grade button. Its interval is computed before
-// the scheduler's random spread, so from fuzzFrom on it reads "約": the
-// review recorded may land a day or more either side.
-func buttonInterval(d time.Duration) string {
-	if d >= fuzzFrom {
-		return "約" + interval(d)
-	}
-	return interval(d)
-}
-
 // emptyQueue describes what is coming when nothing is due.
 func emptyQueue(n store.StudyNext, u quiz.User, scope views.StudyScope, notice string, now time.Time) views.StudyDone {
 	v := views.StudyDone{
