@@ -16,6 +16,10 @@ var (
 	ErrTimeBackwards = errors.New("fsrs: review time before last review")
 )
 
+// FuzzMinDays is the shortest interval, in days, that fuzz spreads (the
+// rounded interval must be at least 2.5 days).
+const FuzzMinDays = 3
+
 const (
 	minStability = 0.001
 	maxStability = 36500.0

@@ -8,6 +8,8 @@ import (
 	"unicode"
 
 	"golang.org/x/text/unicode/norm"
+
+	"kubequiz/internal/fsrs"
 )
 
 // Gap is one blank of a cloze prompt: the accepted spellings, first the
@@ -256,6 +258,17 @@ func (q Question) Grade(r Response) Result {
 		res.Correct = r.Revealed
 	}
 	return res
+}
+
+// CorrectRated reports whether the answer counts as correct once the
+// learner has rated it: a flashcard, which has nothing to check and is
+// graded by the learner themself, when rated Hard or better; any other
+// question as Grade found it.
+func (r Result) CorrectRated(rating fsrs.Rating) bool {
+	if r.SelfGraded {
+		return rating >= fsrs.Hard
+	}
+	return r.Correct
 }
 
 // ExpectedAnswer renders the correct answer of q as text.

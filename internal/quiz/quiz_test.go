@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"kubequiz/internal/fsrs"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -212,6 +214,22 @@ func TestGrade(t *testing.T) {
 	}
 	if got := order.ExpectedAnswer(); !strings.Contains(got, "alpha → beta") {
 		t.Errorf("ExpectedAnswer = %q", got)
+	}
+}
+
+// TestCorrectRated: a flashcard counts as correct when its learner rates it
+// Hard or better; another question is as graded, whatever the rating.
+func TestCorrectRated(t *testing.T) {
+	flash := Question{Type: Flashcard, Answer: "back"}.Grade(Response{Revealed: true})
+	right := validSingle().Grade(Response{Choice: 2})
+	wrong := validSingle().Grade(Response{Choice: 0})
+	for r := fsrs.Again; r <= fsrs.Easy; r++ {
+		if got, want := flash.CorrectRated(r), r >= fsrs.Hard; got != want {
+			t.Errorf("flashcard rated %v: correct %v, want %v", r, got, want)
+		}
+		if !right.CorrectRated(r) || wrong.CorrectRated(r) {
+			t.Errorf("single choice rated %v: right %v, wrong %v; want as graded", r, right.CorrectRated(r), wrong.CorrectRated(r))
+		}
 	}
 }
 

@@ -147,7 +147,7 @@ func seedCrashDB(t *testing.T, path string) {
 		addStudyQuestion(t, db, deck, i, quiz.Published, sampleQuestion(fmt.Sprintf("q%d", i)))
 	}
 	for i := range 8 {
-		addStudyUser(t, db, fmt.Sprintf("u%d", i), studyUserOpts{newPerDay: 1000, reviewsPerDay: 1000})
+		subscribe(t, db, addStudyUser(t, db, fmt.Sprintf("u%d", i), studyUserOpts{newPerDay: 1000, reviewsPerDay: 1000}), "d")
 	}
 	if err := db.Close(); err != nil {
 		t.Fatal(err)

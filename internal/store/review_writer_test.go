@@ -79,7 +79,7 @@ func TestRecordBatch(t *testing.T) {
 				answer, _ := json.Marshal(resp)
 				batch[i] = pendingReview{ctx: ctx, answer: string(answer), done: make(chan reviewResult, 1),
 					review: Review{UserID: users[it.user], QuestionID: q, RequestID: it.request, Rating: fsrs.Good,
-						Response: resp, At: now}}
+						Response: resp, Scope: Scope{Deck: "d"}, At: now}}
 			}
 			db.recordBatch(batch)
 			for i, it := range tt.items {
@@ -129,7 +129,7 @@ func TestRecordReviewUnderLoad(t *testing.T) {
 			for i, q := range questions {
 				for range 2 { // every submit twice: the second is a duplicate
 					_, err := db.RecordReview(ctx, Review{UserID: user, QuestionID: q, RequestID: fmt.Sprintf("%d-%d", l, i),
-						Rating: fsrs.Good, Response: quiz.Response{Choice: 1}, At: now})
+						Rating: fsrs.Good, Response: quiz.Response{Choice: 1}, Scope: Scope{Deck: "d"}, At: now})
 					errs <- err
 				}
 			}
@@ -163,7 +163,8 @@ func TestRecordBatchPanic(t *testing.T) {
 	q := addStudyQuestion(t, db, addStudyDeck(t, db, "d", "1.36"), 1, quiz.Published, sampleQuestion("q"))
 	user := addStudyUser(t, db, "a", studyUserOpts{})
 	review := func(id string) Review {
-		return Review{UserID: user, QuestionID: q, RequestID: id, Rating: fsrs.Good, Response: quiz.Response{Choice: 1}, At: now}
+		return Review{UserID: user, QuestionID: q, RequestID: id, Rating: fsrs.Good, Response: quiz.Response{Choice: 1},
+			Scope: Scope{Deck: "d"}, At: now}
 	}
 	batch := []pendingReview{
 		{ctx: ctx, review: review("r1"), answer: "{}", done: make(chan reviewResult, 1)},
@@ -220,7 +221,7 @@ func TestReviewWriterLinger(t *testing.T) {
 	for i := range 5 {
 		q := addStudyQuestion(t, db, deck, i, quiz.Published, sampleQuestion(fmt.Sprintf("q%d", i)))
 		_, err := db.RecordReview(ctx, Review{UserID: user, QuestionID: q, RequestID: fmt.Sprintf("r%d", i),
-			Rating: fsrs.Good, Response: quiz.Response{Choice: 1}, At: now})
+			Rating: fsrs.Good, Response: quiz.Response{Choice: 1}, Scope: Scope{Deck: "d"}, At: now})
 		if err != nil {
 			t.Fatalf("review %d of a learner alone: %v", i, err)
 		}
@@ -295,7 +296,7 @@ func TestRecordReviewChecksDeckAndAnswer(t *testing.T) {
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := db.RecordReview(ctx, Review{UserID: user, QuestionID: q, RequestID: fmt.Sprintf("req-%d", i),
-				Rating: fsrs.Good, Response: tt.resp, Deck: tt.deck, At: now})
+				Rating: fsrs.Good, Response: tt.resp, Scope: Scope{Deck: tt.deck}, At: now})
 			if !errors.Is(err, tt.want) {
 				t.Errorf("RecordReview = %v, want %v", err, tt.want)
 			}
@@ -305,7 +306,7 @@ func TestRecordReviewChecksDeckAndAnswer(t *testing.T) {
 		t.Errorf("review_log rows = %d, want 0", n)
 	}
 	if _, err := db.RecordReview(ctx, Review{UserID: user, QuestionID: q, RequestID: "ok", Rating: fsrs.Good,
-		Response: quiz.Response{Choice: -1}, Deck: "deck-a", At: now}); err != nil {
+		Response: quiz.Response{Choice: -1}, Scope: Scope{Deck: "deck-a"}, At: now}); err != nil {
 		t.Errorf("a normal review: %v", err)
 	}
 }

@@ -95,7 +95,7 @@ func runCursorSequence(t *testing.T, seed uint64) {
 		}
 		reviews++
 		_, err = db.RecordReview(ctx, Review{UserID: who, QuestionID: next.Card.Question.ID, RequestID: reqID(reviews),
-			Rating: fsrs.Rating(1 + rng.IntN(4)), Response: quiz.Response{Choice: 1}, Deck: deck, At: now})
+			Rating: fsrs.Rating(1 + rng.IntN(4)), Response: quiz.Response{Choice: 1}, Scope: Scope{Deck: deck}, At: now})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -105,12 +105,10 @@ type Review struct {
 	// is not normal for the question (quiz.Question.CheckResponse) is
 	// quiz.ErrInvalid.
 	Response quiz.Response
-	// Deck, when not empty, is the slug of the deck being studied: a
-	// question of another deck is then quiz.ErrNotFound.
-	Deck string
-	// Subscribed asks for a question of a deck the learner subscribes to
-	// (the page of every subscribed deck): another is quiz.ErrNotFound.
-	Subscribed bool
+	// Scope is the study page the review comes from: a question it
+	// cannot show is quiz.ErrNotFound (ErrNotSubscribed on the page of
+	// every subscribed deck).
+	Scope Scope
 	// AnswerKey, when not empty, is the StudyCard.AnswerKey of the
 	// question as it was put to the learner: a question edited since is
 	// ErrQuestionChanged.
@@ -250,8 +248,8 @@ func scanRecorded(row scanner) (Recorded, error) {
 // request id recorded twice stores one review and leaves the card as the
 // first recording left it; a request id already used by another user or
 // question is quiz.ErrConflict. A question that does not exist or is not
-// published is quiz.ErrNotFound. Flashcards, which the learner grades
-// themself, count as correct when rated Hard or better.
+// published is quiz.ErrNotFound. Whether the answer counts as correct is
+// quiz.Result.CorrectRated's rule.
 func (db *DB) RecordReview(ctx context.Context, r Review) (Recorded, error) {
 	if !r.Rating.Valid() {
 		return Recorded{}, fmt.Errorf("store: record review: rating %d: %w", r.Rating, quiz.ErrInvalid)
@@ -291,11 +289,7 @@ func (db *DB) recordReview(ctx context.Context, q txStmts, p pendingReview) (out
 	if err != nil {
 		return out, false, err
 	}
-	res := sc.Question.Question.Grade(r.Response)
-	correct := res.Correct
-	if res.SelfGraded {
-		correct = r.Rating >= fsrs.Hard
-	}
+	correct := sc.Question.Question.Grade(r.Response).CorrectRated(r.Rating)
 	out = Recorded{Rating: r.Rating, Correct: correct, ReviewedAt: at, State: next.State, Due: next.Due}
 
 	ins, err := q.ExecContext(ctx, insertReviewQuery,
@@ -334,7 +328,7 @@ func (db *DB) recordReview(ctx context.Context, q txStmts, p pendingReview) (out
 
 // checkReview refuses a review that does not fit the card it is for.
 func checkReview(r Review, sc StudyCard, subscribed bool) error {
-	if err := scopeError(r.Deck, r.Subscribed, sc, subscribed); err != nil {
+	if err := r.Scope.check(sc, subscribed); err != nil {
 		return err
 	}
 	if err := sc.Presented(r.AnswerKey, r.ShownAt); err != nil {
@@ -343,25 +337,34 @@ func checkReview(r Review, sc StudyCard, subscribed bool) error {
 	return sc.Question.Question.CheckResponse(r.Response)
 }
 
-// scopeError refuses a card its study page cannot show: not of deck, when
-// one is named, or, with subscribedOnly (the page of every subscribed
-// deck), of a deck the learner does not subscribe to (ErrNotSubscribed). A
-// deck may be studied on its own page, subscribed or not.
-func scopeError(deck string, subscribedOnly bool, sc StudyCard, subscribed bool) error {
-	if deck != "" && deck != sc.Question.DeckSlug {
-		return fmt.Errorf("question %d is not in deck %q: %w", sc.Question.ID, deck, quiz.ErrNotFound)
+// Scope is a study page: that of one deck, or, the zero Scope, that of
+// every deck the learner subscribes to.
+type Scope struct {
+	// Deck is the slug of the one deck; empty for every subscribed deck.
+	Deck string
+}
+
+// check refuses a card the study page cannot show: of another deck than
+// the page's one, or, on the page of every subscribed deck, of a deck the
+// learner does not subscribe to (ErrNotSubscribed). A deck may be studied
+// on its own page, subscribed or not.
+func (p Scope) check(sc StudyCard, subscribed bool) error {
+	if p.Deck == "" {
+		if !subscribed {
+			return fmt.Errorf("question %d: %w", sc.Question.ID, ErrNotSubscribed)
+		}
+		return nil
 	}
-	if subscribedOnly && !subscribed {
-		return fmt.Errorf("question %d: %w", sc.Question.ID, ErrNotSubscribed)
+	if p.Deck != sc.Question.DeckSlug {
+		return fmt.Errorf("question %d is not in deck %q: %w", sc.Question.ID, p.Deck, quiz.ErrNotFound)
 	}
 	return nil
 }
 
-// ScopeError refuses the card if the study page of deck, or of every deck
-// the learner subscribes to when deck is empty, cannot show it; see
-// scopeError, which checks a review the same way.
-func (c CardPreview) ScopeError(deck string) error {
-	return scopeError(deck, deck == "", c.StudyCard, c.Subscribed)
+// ScopeError refuses the card if the study page p cannot show it, as a
+// review from that page is refused.
+func (c CardPreview) ScopeError(p Scope) error {
+	return p.check(c.StudyCard, c.Subscribed)
 }
 
 // refused answers a review refused before it wrote anything (err). When its

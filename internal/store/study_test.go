@@ -121,7 +121,7 @@ func (f queueFixture) drain(t *testing.T, deck string, now time.Time) ([]string,
 		served = append(served, n.Card.Question.Question.ExtID)
 		_, err = f.db.RecordReview(ctx, Review{UserID: f.user, QuestionID: n.Card.Question.ID,
 			RequestID: fmt.Sprintf("%s-%s-%d", deck, now.Format(time.RFC3339), i), Rating: fsrs.Easy,
-			Response: quiz.Response{Choice: 1}, At: now})
+			Response: quiz.Response{Choice: 1}, Scope: Scope{Deck: deck}, At: now})
 		if err != nil {
 			t.Fatalf("RecordReview: %v", err)
 		}
@@ -290,6 +290,8 @@ func TestRecordReview(t *testing.T) {
 	retired := addStudyQuestion(t, db, deck, 3, quiz.Retired, sampleQuestion("retired"))
 	flash := addStudyQuestion(t, db, deck, 4, quiz.Published, quiz.Question{ExtID: "f", Type: quiz.Flashcard,
 		Prompt: "memory.low?", Answer: "protection", Explanation: "e"})
+	subscribe(t, db, alice, "d")
+	subscribe(t, db, bob, "d")
 
 	first, err := db.RecordReview(ctx, Review{UserID: alice, QuestionID: q, RequestID: reqID(1), Rating: fsrs.Good,
 		Response: quiz.Response{Choice: 1}, Duration: 4200 * time.Millisecond, At: now})
@@ -389,7 +391,7 @@ func TestRecordReviewConcurrentDoubleSubmit(t *testing.T) {
 	for range n {
 		go func() {
 			rec, err := db.RecordReview(ctx, Review{UserID: user, QuestionID: q, RequestID: "same", Rating: fsrs.Good,
-				Response: quiz.Response{Choice: 1}, At: now})
+				Response: quiz.Response{Choice: 1}, Scope: Scope{Deck: "d"}, At: now})
 			errs <- err
 			dups <- rec.Duplicate
 		}()
@@ -723,7 +725,7 @@ func TestRecordReviewGradedSinceShown(t *testing.T) {
 	q := addStudyQuestion(t, db, deck, 0, quiz.Published, sampleQuestion("q0"))
 	review := func(id int, shown, at time.Time) Review {
 		return Review{UserID: user, QuestionID: q, RequestID: reqID(id), Rating: fsrs.Good,
-			Response: quiz.Response{Choice: 1}, ShownAt: shown, At: at}
+			Response: quiz.Response{Choice: 1}, Scope: Scope{Deck: "d"}, ShownAt: shown, At: at}
 	}
 	tab1 := review(1, now, now.Add(time.Minute))                        // shown first, graded last
 	tab2 := review(2, now.Add(10*time.Second), now.Add(20*time.Second)) // shown later, graded first
@@ -776,19 +778,19 @@ func TestRecordReviewFromSubscribedDecks(t *testing.T) {
 		r.UserID, r.QuestionID, r.RequestID, r.Rating, r.Response, r.At = alice, q, reqID(id), fsrs.Good, quiz.Response{Choice: 1}, now
 		return db.RecordReview(ctx, r)
 	}
-	if _, err := review(q1, 1, Review{Subscribed: true}); !errors.Is(err, ErrNotSubscribed) || !errors.Is(err, quiz.ErrNotFound) {
+	if _, err := review(q1, 1, Review{}); !errors.Is(err, ErrNotSubscribed) || !errors.Is(err, quiz.ErrNotFound) {
 		t.Fatalf("not subscribed: %v, want ErrNotSubscribed", err)
 	}
 	if _, ok := readCard(t, db, alice, q1); ok {
 		t.Fatal("a refused review made a card")
 	}
-	if _, err := review(q2, 2, Review{Deck: "d"}); err != nil {
+	if _, err := review(q2, 2, Review{Scope: Scope{Deck: "d"}}); err != nil {
 		t.Errorf("on the deck's own page, not subscribed: %v", err)
 	}
 	if _, err := db.SetSubscription(ctx, alice, "d", true, now); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := review(q1, 3, Review{Subscribed: true}); err != nil {
+	if _, err := review(q1, 3, Review{}); err != nil {
 		t.Errorf("subscribed: %v", err)
 	}
 }

@@ -29,35 +29,6 @@ type accounts struct {
 	hash *hasher
 }
 
-// accountRoutes registers the account pages. Admin pages carry
-// requireUser and requireAdmin on each route.
-func (s *Server) accountRoutes(e *echo.Echo) {
-	s.passwords = newHasher(s.cfg.Password)
-	a := &accounts{Server: s, hash: s.passwords}
-	getHead := []string{http.MethodGet, http.MethodHead}
-	e.Match(getHead, "/login", a.loginPage)
-	e.POST("/login", a.login)
-	e.POST("/logout", a.logout)
-	e.Match(getHead, "/register", a.registerPage)
-	e.POST("/register", a.register)
-	e.Match(getHead, "/setup", a.setupPage)
-	e.POST("/setup", a.setup)
-
-	e.Match(getHead, "/account", a.accountPage, s.requireUser)
-	e.POST("/account/name", a.changeName, s.requireUser)
-	e.POST("/account/limits", a.changeLimits, s.requireUser)
-	e.POST("/account/timezone", a.changeTimezone, s.requireUser)
-	e.POST("/account/password", a.changePassword, s.requireUser)
-
-	e.Match(getHead, "/admin/users", a.adminUsers, s.requireUser, s.requireAdmin)
-	e.POST("/admin/users/registration", a.setRegistration, s.requireUser, s.requireAdmin)
-	e.POST("/admin/users/invites", a.createInvite, s.requireUser, s.requireAdmin)
-	e.POST("/admin/users/invites/revoke", a.revokeInvites, s.requireUser, s.requireAdmin)
-	e.POST("/admin/users/:id/disable", a.disableUser, s.requireUser, s.requireAdmin)
-	e.POST("/admin/users/:id/enable", a.enableUser, s.requireUser, s.requireAdmin)
-	e.POST("/admin/users/:id/signout", a.signOutUser, s.requireUser, s.requireAdmin)
-}
-
 // Messages shown on the account forms.
 const (
 	msgBadCredentials  = "ログイン名またはパスワードが違います。"

@@ -34,16 +34,6 @@ func sizeText(n int64) string {
 	return strconv.FormatInt(n>>10, 10) + " KiB"
 }
 
-// importRoutes: upload YAML files, preview the dry run, then apply or cancel.
-func (s *Server) importRoutes(r guarded) {
-	r.GET("/import", s.importForm)
-	r.POST("/import", s.importUpload)
-	r.GET("/import/:id", s.importPreview)
-	r.POST("/import/:id/apply", s.importApply)
-	r.GET("/import/:id/done", s.importDone)
-	r.POST("/import/:id/cancel", s.importCancel)
-}
-
 func (s *Server) importForm(c echo.Context) error {
 	return s.renderImportForm(c, http.StatusOK, "")
 }

@@ -40,22 +40,9 @@ type ingester struct {
 	jobs     *ingestJobs
 }
 
-// ingestRoutes registers the ingest pages under /admin.
-func (s *Server) ingestRoutes(r guarded) { s.ingestRoutesWith(r, quizgen.Generate) }
-
-func (s *Server) ingestRoutesWith(r guarded, gen generateFunc) {
-	h := &ingester{s: s, generate: gen, jobs: newIngestJobs(s.bg, &s.bgWG, s.log)}
-	r.GET("/ingest", h.index)
-	r.POST("/ingest", h.upload)
-	r.GET("/ingest/:id", h.preview)
-	r.GET("/ingest/:id/status", h.status)
-	r.POST("/ingest/:id/apply", h.apply)
-	r.POST("/ingest/:id/cancel", h.cancel)
-	r.GET("/ingest/documents/:doc", h.document)
-	r.POST("/ingest/documents/:doc/publish", h.publish)
-	r.POST("/ingest/documents/:doc/retire", h.retire)
-	r.GET("/ingest/questions/:q", h.editForm)
-	r.POST("/ingest/questions/:q", h.edit)
+// newIngester serves the ingest pages, with gen making the questions.
+func newIngester(s *Server, gen generateFunc) *ingester {
+	return &ingester{s: s, generate: gen, jobs: newIngestJobs(s.bg, &s.bgWG, s.log)}
 }
 
 // pipeline is the content pipeline with this ingester's generator.

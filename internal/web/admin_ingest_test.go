@@ -13,8 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/labstack/echo/v4"
-
 	"kubequiz/internal/changelog"
 	"kubequiz/internal/quiz"
 	"kubequiz/internal/quizgen"
@@ -60,10 +58,10 @@ func fakeGenerate(doc *changelog.Document, _ *changelog.Timeline, _ quizgen.Opti
 	return out
 }
 
-// withGenerator registers the ingest routes again with gen in place of
-// quizgen.Generate (echo replaces a route added twice).
+// withGenerator makes the ingest pages use gen in place of
+// quizgen.Generate.
 func withGenerator(ts *testServer, gen generateFunc) *testServer {
-	ts.Server.ingestRoutesWith(guarded{e: ts.echo, prefix: "/admin", mw: []echo.MiddlewareFunc{ts.requireUser, ts.requireAdmin}}, gen)
+	ts.ingest.generate = gen
 	return ts
 }
 

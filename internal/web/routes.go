@@ -3,82 +3,188 @@ package web
 import (
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
 	"kubequiz/static"
 )
 
-// routes lists every route kubequiz serves. Each feature registers its own
-// routes in its file: accounts.go, study.go, admin_import.go, admin_ingest.go.
+// method is what a route answers.
+type method int
+
+const (
+	get  method = iota // a page: GET and HEAD
+	post               // a form action: POST
+)
+
+// guard is who may use a route.
+type guard int
+
+const (
+	anyone  guard = iota // everyone; the handler checks what it needs
+	members              // a signed-in account (requireUser)
+	admins               // a signed-in admin (requireUser, requireAdmin)
+)
+
+// route is one row of the route table.
+type route struct {
+	method  method
+	path    string
+	guard   guard
+	handler echo.HandlerFunc
+	// getLeadsTo is, for a form action, the page a GET of its path leads
+	// to: after a refused form the address bar shows the action's URL, and
+	// a learner who opens it again gets the page that holds the form, not
+	// "method not allowed". It is the action's own path when a page of
+	// the table serves that path. The page's parameters (":id") take the
+	// values of the action's path.
+	getLeadsTo string
+}
+
+// routeTable is every route kubequiz serves: its method, path, guard and
+// handler, and for a form action the page a GET of it leads to. routes
+// registers them all, and nothing else registers a route.
+func (s *Server) routeTable() []route {
+	a := &accounts{Server: s, hash: s.passwords}
+	in := s.ingest
+	return []route{
+		{get, "/", anyone, s.home, ""},
+		{get, "/healthz", anyone, s.healthz, ""},
+		{get, static.URLPrefix + "*", anyone, s.staticFile, ""},
+
+		// Accounts: accounts.go, accounts_setup.go, accounts_admin.go.
+		{get, "/login", anyone, a.loginPage, ""},
+		{post, "/login", anyone, a.login, "/login"},
+		{post, "/logout", anyone, a.logout, "/"},
+		{get, "/register", anyone, a.registerPage, ""},
+		{post, "/register", anyone, a.register, "/register"},
+		{get, "/setup", anyone, a.setupPage, ""},
+		{post, "/setup", anyone, a.setup, "/setup"},
+		{get, "/account", members, a.accountPage, ""},
+		{post, "/account/name", members, a.changeName, "/account"},
+		{post, "/account/limits", members, a.changeLimits, "/account"},
+		{post, "/account/timezone", members, a.changeTimezone, "/account"},
+		{post, "/account/password", members, a.changePassword, "/account"},
+		{get, "/admin/users", admins, a.adminUsers, ""},
+		{post, "/admin/users/registration", admins, a.setRegistration, "/admin/users"},
+		{post, "/admin/users/invites", admins, a.createInvite, "/admin/users"},
+		{post, "/admin/users/invites/revoke", admins, a.revokeInvites, "/admin/users"},
+		{post, "/admin/users/:id/disable", admins, a.disableUser, "/admin/users"},
+		{post, "/admin/users/:id/enable", admins, a.enableUser, "/admin/users"},
+		{post, "/admin/users/:id/signout", admins, a.signOutUser, "/admin/users"},
+
+		// The decks page and the review loop: study.go. Every form works
+		// without script (the answer form as a GET, which changes nothing;
+		// the others as POSTs); htmx, when present, posts them and swaps
+		// the answer into the page.
+		{get, "/decks", members, s.decks, ""},
+		{post, "/decks/:slug/subscription", members, s.setSubscription, "/decks"},
+		{get, "/study", members, s.study, ""},
+		{get, "/study/:slug", members, s.study, ""},
+		{get, "/study/answer", members, s.answer, ""},
+		{post, "/study/answer", members, s.answer, "/study/answer"},
+		{post, "/study/grade", members, s.grade, "/study"},
+
+		// Question files: upload YAML files, preview the dry run, then
+		// apply or cancel (admin_import.go).
+		{get, "/admin/import", admins, s.importForm, ""},
+		{post, "/admin/import", admins, s.importUpload, "/admin/import"},
+		{get, "/admin/import/:id", admins, s.importPreview, ""},
+		{post, "/admin/import/:id/apply", admins, s.importApply, "/admin/import/:id"},
+		{get, "/admin/import/:id/done", admins, s.importDone, ""},
+		{post, "/admin/import/:id/cancel", admins, s.importCancel, "/admin/import/:id"},
+
+		// Changelogs: upload, watch the parse, preview, save as drafts, then
+		// publish, edit or retire questions (admin_ingest.go).
+		{get, "/admin/ingest", admins, in.index, ""},
+		{post, "/admin/ingest", admins, in.upload, "/admin/ingest"},
+		{get, "/admin/ingest/:id", admins, in.preview, ""},
+		{get, "/admin/ingest/:id/status", admins, in.status, ""},
+		{post, "/admin/ingest/:id/apply", admins, in.apply, "/admin/ingest/:id"},
+		{post, "/admin/ingest/:id/cancel", admins, in.cancel, "/admin/ingest/:id"},
+		{get, "/admin/ingest/documents/:doc", admins, in.document, ""},
+		{post, "/admin/ingest/documents/:doc/publish", admins, in.publish, "/admin/ingest/documents/:doc"},
+		{post, "/admin/ingest/documents/:doc/retire", admins, in.retire, "/admin/ingest/documents/:doc"},
+		{get, "/admin/ingest/questions/:q", admins, in.editForm, ""},
+		{post, "/admin/ingest/questions/:q", admins, in.edit, "/admin/ingest/questions/:q"},
+	}
+}
+
+// routes registers the middleware, every route of the table, and the GET
+// of each form action that leads to its page (formPages). It registers
+// each route on its own, not in echo Groups, which would add catch-all
+// routes: an unknown path gets a plain 404.
 func (s *Server) routes() {
 	e := s.echo
 	e.Pre(s.pre()...)
 	e.Use(s.middleware()...)
-
 	getHead := []string{http.MethodGet, http.MethodHead}
-	e.Match(getHead, "/", s.home)
-	e.Match(getHead, "/healthz", s.healthz)
-	e.Match(getHead, static.URLPrefix+"*", s.staticFile)
-
-	s.accountRoutes(e)
-
-	member := guarded{e: e, mw: []echo.MiddlewareFunc{s.requireUser}}
-	s.studyRoutes(member)
-
-	admin := guarded{e: e, prefix: "/admin", mw: []echo.MiddlewareFunc{s.requireUser, s.requireAdmin}}
-	s.importRoutes(admin)
-	s.ingestRoutes(admin)
-
-	formPages(e)
-}
-
-// formPages answers a GET of a form's action with the page that holds the
-// form. After a refused form the address bar shows the action's URL; a
-// learner who opens it again gets that page, not "method not allowed".
-// Each page checks its own access.
-func formPages(e *echo.Echo) {
-	getHead := []string{http.MethodGet, http.MethodHead}
-	to := func(page string) echo.HandlerFunc {
-		return func(c echo.Context) error { return c.Redirect(http.StatusSeeOther, page) }
-	}
-	for page, actions := range map[string][]string{
-		"/":            {"/logout"},
-		"/account":     {"/account/name", "/account/limits", "/account/timezone", "/account/password"},
-		"/admin/users": {"/admin/users/registration", "/admin/users/invites", "/admin/users/invites/revoke", "/admin/users/:id/disable", "/admin/users/:id/enable", "/admin/users/:id/signout"},
-		"/decks":       {"/decks/:slug/subscription"},
-		"/study":       {"/study/grade"},
-	} {
-		for _, a := range actions {
-			e.Match(getHead, a, to(page))
+	table := s.routeTable()
+	for _, r := range table {
+		switch r.method {
+		case get:
+			e.Match(getHead, r.path, r.handler, s.guarded(r.guard)...)
+		case post:
+			e.POST(r.path, r.handler, s.guarded(r.guard)...)
 		}
 	}
-	// Actions on one upload or document lead to its page: a path of the
-	// same id, which the page itself looks up. (A page of its own under
-	// such a path, /admin/import/:id/done, is a static segment and wins.)
-	for page, param := range map[string]string{"/admin/import/": "id", "/admin/ingest/": "id", "/admin/ingest/documents/": "doc"} {
-		e.Match(getHead, page+":"+param+"/:action", func(c echo.Context) error {
-			return c.Redirect(http.StatusSeeOther, page+url.PathEscape(c.Param(param)))
-		})
+	for _, f := range formPages(table) {
+		e.Match(getHead, f.path, leadTo(f.page))
 	}
 }
 
-// guarded registers routes behind middleware. Unlike echo's Group it adds no
-// catch-all route, so unknown paths still get a plain 404.
-type guarded struct {
-	e      *echo.Echo
-	prefix string
-	mw     []echo.MiddlewareFunc
+// guarded is the middleware of a guard.
+func (s *Server) guarded(g guard) []echo.MiddlewareFunc {
+	switch g {
+	case members:
+		return []echo.MiddlewareFunc{s.requireUser}
+	case admins:
+		return []echo.MiddlewareFunc{s.requireUser, s.requireAdmin}
+	}
+	return nil
 }
 
-// GET registers a page for GET and HEAD.
-func (g guarded) GET(path string, h echo.HandlerFunc) {
-	g.e.Match([]string{http.MethodGet, http.MethodHead}, g.prefix+path, h, g.mw...)
+// formPage is a GET route that leads from a form action's path to page.
+type formPage struct{ path, page string }
+
+// formPages are the GET routes of the form actions that no page serves,
+// each to the page a GET of it leads to (route.getLeadsTo), in the table's
+// order. Each page checks its own access, so these GETs are open to
+// anyone. A page with a parameter (one upload, one document) is where a
+// GET of any path one segment below it leads, whatever the action: a page
+// of its own there (/admin/import/:id/done) is a static segment and wins.
+func formPages(table []route) []formPage {
+	var out []formPage
+	seen := map[string]bool{}
+	for _, r := range table {
+		if r.method != post || r.getLeadsTo == r.path {
+			continue
+		}
+		path := r.path
+		if strings.Contains(r.getLeadsTo, "/:") && path[:strings.LastIndex(path, "/")] == r.getLeadsTo {
+			path = r.getLeadsTo + "/:action"
+		}
+		if !seen[path] {
+			seen[path] = true
+			out = append(out, formPage{path, r.getLeadsTo})
+		}
+	}
+	return out
 }
 
-// POST registers a form action.
-func (g guarded) POST(path string, h echo.HandlerFunc) {
-	g.e.POST(g.prefix+path, h, g.mw...)
+// leadTo answers a GET with a redirect to page, its parameters filled in
+// from the request's path.
+func leadTo(page string) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		parts := strings.Split(page, "/")
+		for i, p := range parts {
+			if name, ok := strings.CutPrefix(p, ":"); ok {
+				parts[i] = url.PathEscape(c.Param(name))
+			}
+		}
+		return c.Redirect(http.StatusSeeOther, strings.Join(parts, "/"))
+	}
 }
 
 // staticFile serves an embedded file. At the URL pages give it, which

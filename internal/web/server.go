@@ -14,6 +14,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"kubequiz/internal/quizgen"
 	"kubequiz/internal/store"
 	"kubequiz/static"
 	"kubequiz/views"
@@ -45,6 +46,8 @@ type Server struct {
 	echo   *echo.Echo
 	// passwords hashes and checks every password of the web pages.
 	passwords *hasher
+	// ingest serves the changelog ingest pages (admin_ingest.go).
+	ingest *ingester
 	// buffers are the render buffers kept for reuse (render.go).
 	buffers sync.Pool
 
@@ -80,6 +83,8 @@ func New(cfg Config, db *store.DB, log *slog.Logger) (*Server, error) {
 	e.IPExtractor = ipExtractor(cfg.TrustedProxies)
 	s := &Server{cfg: cfg, db: db, log: log, assets: assets, echo: e}
 	s.bg, s.stopBG = context.WithCancel(context.Background())
+	s.passwords = newHasher(cfg.Password)
+	s.ingest = newIngester(s, quizgen.Generate)
 	e.HTTPErrorHandler = s.handleError
 	s.routes()
 	return s, nil

@@ -14,20 +14,6 @@ import (
 	"kubequiz/views"
 )
 
-// studyRoutes serves the decks page and the review loop. Every form works
-// without script (the answer form as a GET, which changes nothing; the
-// others as POSTs); htmx, when present, posts them and swaps the answer
-// into the page.
-func (s *Server) studyRoutes(r guarded) {
-	r.GET("/decks", s.decks)
-	r.POST("/decks/:slug/subscription", s.setSubscription)
-	r.GET("/study", s.study)
-	r.GET("/study/:slug", s.study)
-	r.GET("/study/answer", s.answer)
-	r.POST("/study/answer", s.answer)
-	r.POST("/study/grade", s.grade)
-}
-
 // decks lists every deck with published questions and the learner's counts.
 func (s *Server) decks(c echo.Context) error {
 	u, err := studyUser(c)
@@ -130,7 +116,7 @@ func (s *Server) answer(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := card.ScopeError(f.scope); errors.Is(err, store.ErrNotSubscribed) {
+	if err := card.ScopeError(store.Scope{Deck: f.scope}); errors.Is(err, store.ErrNotSubscribed) {
 		return s.stale(c, u, f, nil, err, now) // unsubscribed since the card was shown
 	} else if err != nil {
 		return echo.ErrNotFound // a deck the study page cannot have sent

@@ -31,7 +31,7 @@ func TestGradeLabelsUnfuzzed(t *testing.T) {
 	// for fuzz to move them.
 	if _, err := env.ts.db.RecordReview(ctx, store.Review{UserID: env.alice.user.ID, QuestionID: qid,
 		RequestID: newPresentationID(), Rating: fsrs.Easy, Response: quiz.Response{Choice: 2},
-		At: time.Now().Add(-30 * 24 * time.Hour)}); err != nil {
+		Scope: store.Scope{Deck: "v1-36-sig-node"}, At: time.Now().Add(-30 * 24 * time.Hour)}); err != nil {
 		t.Fatal(err)
 	}
 	card := env.card(env.alice, "single").Card
@@ -230,29 +230,6 @@ func TestPresentationIDsGrowWithTime(t *testing.T) {
 	}
 }
 
-func TestIntervalLabels(t *testing.T) {
-	tests := []struct {
-		d               time.Duration
-		label, onButton string
-	}{
-		{20 * time.Second, "1分未満", "1分未満"},
-		{10 * time.Minute, "10分", "10分"},
-		{90 * time.Minute, "1.5時間", "1.5時間"},
-		{2 * 24 * time.Hour, "2日", "2日"},
-		{3 * 24 * time.Hour, "3日", "約3日"},
-		{90 * 24 * time.Hour, "3か月", "約3か月"},
-		{438 * 24 * time.Hour, "1.2年", "約1.2年"},
-	}
-	for _, tt := range tests {
-		if got := interval(tt.d); got != tt.label {
-			t.Errorf("interval(%v) = %q, want %q", tt.d, got, tt.label)
-		}
-		if got := buttonInterval(tt.d); got != tt.onButton {
-			t.Errorf("buttonInterval(%v) = %q, want %q", tt.d, got, tt.onButton)
-		}
-	}
-}
-
 // TestReturnPath checks where signing in leads back to: the page asked
 // for, or the page a signed-out form was sent from, on this server only.
 func TestReturnPath(t *testing.T) {
@@ -381,5 +358,20 @@ func TestGivenText(t *testing.T) {
 				t.Errorf("givenText = %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestParseRating: a grade form's rating is 1 to 4, as strconv.Atoi reads
+// it; anything else is refused.
+func TestParseRating(t *testing.T) {
+	for in, want := range map[string]fsrs.Rating{"1": fsrs.Again, "2": fsrs.Hard, "3": fsrs.Good, "4": fsrs.Easy, "04": fsrs.Easy, "+3": fsrs.Good} {
+		if got, err := parseRating(in); got != want || err != nil {
+			t.Errorf("parseRating(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "0", "5", "-1", "3.0", " 3", "Good", "x"} {
+		if got, err := parseRating(in); err == nil {
+			t.Errorf("parseRating(%q) = %v, want an error", in, got)
+		}
 	}
 }

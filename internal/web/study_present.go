@@ -140,9 +140,9 @@ func bindGradeForm(c echo.Context) (gradeForm, error) {
 	bad := func(err error) (gradeForm, error) {
 		return gradeForm{}, echo.NewHTTPError(http.StatusBadRequest).SetInternal(err)
 	}
-	rating, err := strconv.Atoi(c.FormValue("rating"))
-	if err != nil || !fsrs.Rating(rating).Valid() {
-		return bad(fmt.Errorf("grade form: bad rating %q", c.FormValue("rating")))
+	rating, err := parseRating(c.FormValue("rating"))
+	if err != nil {
+		return bad(fmt.Errorf("grade form: %w", err))
 	}
 	resp, err := decodeResponse(c.FormValue("answer"))
 	if err != nil {
@@ -157,14 +157,24 @@ func bindGradeForm(c echo.Context) (gradeForm, error) {
 	return gradeForm{form: f, review: store.Review{
 		QuestionID: f.questionID,
 		RequestID:  f.presentationID,
-		Rating:     fsrs.Rating(rating),
+		Rating:     rating,
 		Response:   resp,
-		Deck:       f.scope,
-		Subscribed: f.scope == "",
+		Scope:      store.Scope{Deck: f.scope},
 		AnswerKey:  f.answerKey,
 		ShownAt:    time.UnixMilli(f.shownAt),
 		Duration:   time.Duration(elapsed) * time.Millisecond,
 	}}, nil
+}
+
+// parseRating reads the rating of a grade form: 1 (Again) to 4 (Easy), in
+// any form strconv.Atoi reads.
+func parseRating(s string) (fsrs.Rating, error) {
+	n, err := strconv.Atoi(s)
+	r := fsrs.Rating(n)
+	if err != nil || !r.Valid() {
+		return 0, fmt.Errorf("bad rating %q", s)
+	}
+	return r, nil
 }
 
 // clip shortens s to maxAnswerRunes runes and makes it valid UTF-8.
@@ -484,33 +494,6 @@ func gradeNotice(rec store.Recorded) string {
 		return fmt.Sprintf("この回答は記録済みです (%s)。", rec.Rating)
 	}
 	return fmt.Sprintf("%s で記録しました。次の復習は %s後です。", rec.Rating, interval(rec.Due.Sub(rec.ReviewedAt)))
-}
-
-// intervalUnits are the page's units, by fsrs.IntervalUnit.
-var intervalUnits = [...]string{fsrs.Minutes: "分", fsrs.Hours: "時間", fsrs.Days: "日", fsrs.Months: "か月", fsrs.Years: "年"}
-
-// interval renders a delay for the page: "1分未満", "10分", "1.5時間", "4日",
-// "3か月", "1.2年".
-func interval(d time.Duration) string {
-	n, u := fsrs.SplitInterval(d)
-	if u == fsrs.UnderMinute {
-		return "1分未満"
-	}
-	return n + intervalUnits[u]
-}
-
-// fuzzFrom is where the scheduler starts to spread intervals at random, so
-// that cards graded together do not all come back on the same day.
-const fuzzFrom = fsrs.FuzzMinDays * 24 * time.Hour
-
-// buttonInterval labels a grade button. Its interval is computed before
-// the scheduler's random spread, so from fuzzFrom on it reads "約": the
-// review recorded may land a day or more either side.
-func buttonInterval(d time.Duration) string {
-	if d >= fuzzFrom {
-		return "約" + interval(d)
-	}
-	return interval(d)
 }
 
 // emptyQueue describes what is coming when nothing is due.
