@@ -264,7 +264,7 @@ func (a *accounts) register(c echo.Context) error {
 	if err != nil {
 		return a.hashError(err)
 	}
-	u, err := a.db.Register(ctx, store.NewUser{Login: login, DisplayName: name, PasswordHash: hash}, invite, time.Now())
+	u, err := a.db.Register(ctx, store.NewUser{Login: login, DisplayName: name, PasswordHash: hash}, invite, a.now())
 	switch {
 	case errors.Is(err, store.ErrLoginTaken):
 		f.Error, f.ErrorField = msgLoginTaken, "login"
@@ -292,7 +292,7 @@ func (a *accounts) register(c echo.Context) error {
 // message to show and the reason to log, or "" when all is well.
 func (a *accounts) registerProblem(ctx context.Context, login string, invite []byte, inviteOnly bool) (msg, reason string, err error) {
 	if inviteOnly {
-		ok, err := a.db.TokenValid(ctx, invite, store.TokenInvite, time.Now())
+		ok, err := a.db.TokenValid(ctx, invite, store.TokenInvite, a.now())
 		if err != nil || !ok {
 			return msgInviteInvalid, "invalid_invite", err
 		}
@@ -323,7 +323,7 @@ func (a *accounts) accountForm(c echo.Context) views.AccountForm {
 	u, _ := currentUser(c)
 	f := views.AccountForm{Login: u.Login, DisplayName: u.DisplayName, Admin: u.IsAdmin(),
 		NewPerDay: strconv.Itoa(u.NewPerDay), ReviewsPerDay: strconv.Itoa(u.ReviewsPerDay), Timezone: u.Timezone}
-	f.LocalTime = time.Now().In(userLocation(u)).Format("2006-01-02 15:04")
+	f.LocalTime = a.now().In(userLocation(u)).Format("2006-01-02 15:04")
 	return f
 }
 
@@ -437,7 +437,7 @@ func (a *accounts) changePassword(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	now := time.Now()
+	now := a.now()
 	expires := now.Add(absoluteTimeout)
 	if err := a.db.ChangePassword(ctx, u.ID, hash, now, &store.NewSession{TokenHash: tokHash, ExpiresAt: expires}); err != nil {
 		return err

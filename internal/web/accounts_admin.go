@@ -36,7 +36,7 @@ func adminNotice(done string) string {
 // own time zone, as on every page they see.
 func (a *accounts) adminUsersView(ctx context.Context, me quiz.User) (views.AdminUsers, error) {
 	var v views.AdminUsers
-	now := time.Now()
+	now := a.now()
 	users, err := a.db.ListUsers(ctx, now, idleTimeout)
 	if err != nil {
 		return v, err
@@ -126,7 +126,7 @@ func (a *accounts) createInvite(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	now := time.Now()
+	now := a.now()
 	expires := now.Add(inviteLifetime)
 	if err := a.db.CreateInvite(ctx, hash, me.ID, now, expires); err != nil {
 		return err
@@ -163,7 +163,7 @@ func (a *accounts) takeNewInvite(c echo.Context, me quiz.User) (code, expires st
 	if !wellFormedToken(ck.Value) {
 		return "", "", nil
 	}
-	at, err := a.db.InviteExpiry(c.Request().Context(), hashToken(ck.Value), me.ID, time.Now())
+	at, err := a.db.InviteExpiry(c.Request().Context(), hashToken(ck.Value), me.ID, a.now())
 	if errors.Is(err, quiz.ErrNotFound) {
 		return "", "", nil
 	}
@@ -178,7 +178,7 @@ func (a *accounts) takeNewInvite(c echo.Context, me quiz.User) (code, expires st
 func (a *accounts) revokeInvites(c echo.Context) error {
 	ctx := c.Request().Context()
 	me, _ := currentUser(c)
-	n, err := a.db.RevokeInvites(ctx, time.Now())
+	n, err := a.db.RevokeInvites(ctx, a.now())
 	if err != nil {
 		return err
 	}
@@ -209,7 +209,7 @@ func (a *accounts) setDisabled(c echo.Context, disabled bool) error {
 	if err != nil {
 		return err
 	}
-	if err := a.db.SetDisabled(ctx, id, disabled, time.Now()); err != nil {
+	if err := a.db.SetDisabled(ctx, id, disabled, a.now()); err != nil {
 		return err
 	}
 	me, _ := currentUser(c)

@@ -33,7 +33,7 @@ func (s *Server) SetupLink(ctx context.Context, baseURL string) (string, bool, e
 	if err != nil {
 		return "", false, fmt.Errorf("web: setup token: %w", err)
 	}
-	now := time.Now()
+	now := s.now()
 	if err := s.db.CreateSetupToken(ctx, hash, now, now.Add(setupTokenLifetime)); err != nil {
 		return "", false, err
 	}
@@ -50,7 +50,7 @@ func (a *accounts) setupValid(ctx context.Context, tok string) (bool, error) {
 	if err != nil || has {
 		return false, err
 	}
-	return a.db.TokenValid(ctx, hashToken(tok), store.TokenSetup, time.Now())
+	return a.db.TokenValid(ctx, hashToken(tok), store.TokenSetup, a.now())
 }
 
 func (a *accounts) setupPage(c echo.Context) error {
@@ -94,7 +94,7 @@ func (a *accounts) setup(c echo.Context) error {
 	if err != nil {
 		return a.hashError(err)
 	}
-	u, err := a.db.CreateFirstAdmin(ctx, store.NewUser{Login: login, DisplayName: name, PasswordHash: hash}, hashToken(tok), time.Now())
+	u, err := a.db.CreateFirstAdmin(ctx, store.NewUser{Login: login, DisplayName: name, PasswordHash: hash}, hashToken(tok), a.now())
 	if errors.Is(err, store.ErrTokenInvalid) || errors.Is(err, store.ErrAdminExists) {
 		return invalid()
 	}

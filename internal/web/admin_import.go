@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"strconv"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -62,7 +61,7 @@ func (s *Server) importUpload(c echo.Context) error {
 	if err != nil {
 		return s.renderImportForm(c, http.StatusUnprocessableEntity, err.Error())
 	}
-	id, err := s.db.SaveUpload(c.Request().Context(), u.ID, "yaml", files, time.Now())
+	id, err := s.db.SaveUpload(c.Request().Context(), u.ID, "yaml", files, s.now())
 	if err != nil {
 		return err
 	}
@@ -74,7 +73,7 @@ func (s *Server) importPreview(c echo.Context) error {
 	u, _ := currentUser(c)
 	ctx := c.Request().Context()
 	prune := c.QueryParam("prune") == "1"
-	files, err := s.db.Upload(ctx, c.Param("id"), u.ID, "yaml", time.Now())
+	files, err := s.db.Upload(ctx, c.Param("id"), u.ID, "yaml", s.now())
 	if errors.Is(err, quiz.ErrNotFound) {
 		return s.uploadGone(c, c.Param("id"), "yaml", "/admin/import/"+c.Param("id")+"/done", err) // Back, after the apply
 	}
@@ -90,7 +89,7 @@ func (s *Server) importPreview(c echo.Context) error {
 		}
 		return s.render(c, http.StatusUnprocessableEntity, views.AdminImportPreview(s.page(c, "プレビュー"), c.Param("id"), prune, "", importProblems(be), nil))
 	}
-	results, err := s.db.ImportBank(ctx, decoded, store.ImportOptions{Actor: u.Login, Prune: prune, DryRun: true, Now: time.Now()})
+	results, err := s.db.ImportBank(ctx, decoded, store.ImportOptions{Actor: u.Login, Prune: prune, DryRun: true, Now: s.now()})
 	if err != nil {
 		return err
 	}
@@ -137,7 +136,7 @@ func (s *Server) importApply(c echo.Context) error {
 		return c.Redirect(http.StatusSeeOther, url)
 	}
 	done := "/admin/import/" + id + "/done"
-	files, err := s.db.Upload(ctx, id, u.ID, "yaml", time.Now())
+	files, err := s.db.Upload(ctx, id, u.ID, "yaml", s.now())
 	if errors.Is(err, quiz.ErrNotFound) {
 		return s.uploadGone(c, id, "yaml", done, err)
 	}
@@ -148,7 +147,7 @@ func (s *Server) importApply(c echo.Context) error {
 	if err != nil {
 		return fmt.Errorf("%w: %v", quiz.ErrInvalid, err)
 	}
-	_, err = s.db.ImportUpload(ctx, id, u.ID, decoded, store.ImportOptions{Actor: u.Login, Prune: prune, Now: time.Now()})
+	_, err = s.db.ImportUpload(ctx, id, u.ID, decoded, store.ImportOptions{Actor: u.Login, Prune: prune, Now: s.now()})
 	if errors.Is(err, quiz.ErrNotFound) {
 		return s.uploadGone(c, id, "yaml", done, err) // a submit racing this one applied it
 	}

@@ -42,7 +42,7 @@ type ingester struct {
 
 // newIngester serves the ingest pages, with gen making the questions.
 func newIngester(s *Server, gen generateFunc) *ingester {
-	return &ingester{s: s, generate: gen, jobs: newIngestJobs(s.bg, &s.bgWG, s.log)}
+	return &ingester{s: s, generate: gen, jobs: newIngestJobs(s.bg, &s.bgWG, s.log, s.now)}
 }
 
 // pipeline is the content pipeline with this ingester's generator.
@@ -150,7 +150,7 @@ func (h *ingester) upload(c echo.Context) error {
 	if err != nil {
 		return h.renderIndex(c, http.StatusUnprocessableEntity, o, err.Error())
 	}
-	id, err := h.s.db.SaveUpload(c.Request().Context(), u.ID, "changelog", files, time.Now())
+	id, err := h.s.db.SaveUpload(c.Request().Context(), u.ID, "changelog", files, h.s.now())
 	if err != nil {
 		return err
 	}
@@ -161,7 +161,7 @@ func (h *ingester) upload(c echo.Context) error {
 // startJob parses, generates and computes the preview in the background. It
 // runs apart from the request, which returns at once; see ingestJobs.
 func (h *ingester) startJob(userID int64, id string, o ingestOptions, files []store.UploadedFile) {
-	now := time.Now()
+	now := h.s.now()
 	h.jobs.start(jobKey(id, o), userID, func(ctx context.Context, progress func(string, int, int)) (views.IngestPreview, error) {
 		return h.previewUpload(ctx, id, o, files, now, progress)
 	})
@@ -204,7 +204,7 @@ func (h *ingester) preview(c echo.Context) error {
 	id := c.Param("id")
 	job, ok := h.jobs.get(jobKey(id, o), u.ID)
 	if !ok {
-		files, err := h.s.db.Upload(c.Request().Context(), id, u.ID, "changelog", time.Now())
+		files, err := h.s.db.Upload(c.Request().Context(), id, u.ID, "changelog", h.s.now())
 		if errors.Is(err, quiz.ErrNotFound) {
 			return h.s.uploadGone(c, id, "changelog", "/admin/ingest", err) // Back, after the apply
 		}
@@ -287,7 +287,7 @@ func (h *ingester) apply(c echo.Context) error {
 		return err
 	}
 	id := c.Param("id")
-	files, err := h.s.db.Upload(ctx, id, u.ID, "changelog", time.Now())
+	files, err := h.s.db.Upload(ctx, id, u.ID, "changelog", h.s.now())
 	if errors.Is(err, quiz.ErrNotFound) {
 		return h.s.uploadGone(c, id, "changelog", "/admin/ingest", err)
 	}
@@ -317,7 +317,7 @@ func (h *ingester) apply(c echo.Context) error {
 		h.jobs.drop(jobKey(id, o))
 		return c.Redirect(http.StatusSeeOther, ingestPreviewURL(id, o, true))
 	}
-	results, err := p.Save(ctx, batch, ingest.SaveOptions{Actor: u.Login, Now: time.Now(), UploadID: id, UserID: u.ID})
+	results, err := p.Save(ctx, batch, ingest.SaveOptions{Actor: u.Login, Now: h.s.now(), UploadID: id, UserID: u.ID})
 	if errors.Is(err, quiz.ErrNotFound) {
 		return h.s.uploadGone(c, id, "changelog", "/admin/ingest", err) // a submit racing this one applied it
 	}
@@ -435,7 +435,7 @@ func (h *ingester) setStatus(c echo.Context, status quiz.Status) error {
 	if status == quiz.Retired {
 		set, what = h.s.db.RetireQuestions, "retired"
 	}
-	n, err := set(ctx, doc.DeckSlug, ids, time.Now())
+	n, err := set(ctx, doc.DeckSlug, ids, h.s.now())
 	if err != nil {
 		return err
 	}
@@ -480,7 +480,7 @@ func (h *ingester) edit(c echo.Context) error {
 	case "false":
 		e.Truth = new(false)
 	}
-	_, err = h.s.db.UpdateQuestionWording(ctx, id, e, time.Now())
+	_, err = h.s.db.UpdateQuestionWording(ctx, id, e, h.s.now())
 	var ve *quiz.ValidationError
 	if errors.As(err, &ve) {
 		q := &dq.Question

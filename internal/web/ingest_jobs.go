@@ -27,6 +27,7 @@ const (
 // A job lost to a restart is started again from its stored upload.
 type ingestJobs struct {
 	log    *slog.Logger
+	now    func() time.Time // the server's clock
 	active chan struct{}
 	parent context.Context // cancelled when the server closes
 	wg     *sync.WaitGroup // the server's background work
@@ -48,15 +49,15 @@ type ingestJobState struct {
 
 type ingestWork func(ctx context.Context, progress func(step string, done, total int)) (views.IngestPreview, error)
 
-func newIngestJobs(parent context.Context, wg *sync.WaitGroup, log *slog.Logger) *ingestJobs {
-	return &ingestJobs{log: log, parent: parent, wg: wg, active: make(chan struct{}, ingestJobsActive), jobs: map[string]*ingestJobState{}}
+func newIngestJobs(parent context.Context, wg *sync.WaitGroup, log *slog.Logger, now func() time.Time) *ingestJobs {
+	return &ingestJobs{log: log, now: now, parent: parent, wg: wg, active: make(chan struct{}, ingestJobsActive), jobs: map[string]*ingestJobState{}}
 }
 
 // start runs work in the background under key, unless a job with that key
 // is already running or done.
 func (j *ingestJobs) start(key string, userID int64, work ingestWork) {
 	j.mu.Lock()
-	j.evictLocked(time.Now()) // first: an expired job of this key is started afresh
+	j.evictLocked(j.now()) // first: an expired job of this key is started afresh
 	if _, ok := j.jobs[key]; ok {
 		j.mu.Unlock()
 		return
@@ -80,7 +81,7 @@ func (j *ingestJobs) start(key string, userID int64, work ingestWork) {
 				j.log.Error("ingest job failed", "err", err)
 			}
 			j.mu.Lock()
-			job.running, job.preview, job.err, job.finished = false, pv, err, time.Now()
+			job.running, job.preview, job.err, job.finished = false, pv, err, j.now()
 			j.mu.Unlock()
 		}()
 		select {
@@ -105,7 +106,7 @@ func (j *ingestJobs) get(key string, userID int64) (ingestJobState, bool) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	job, ok := j.jobs[key]
-	if !ok || job.userID != userID || expired(job, time.Now()) {
+	if !ok || job.userID != userID || expired(job, j.now()) {
 		return ingestJobState{}, false
 	}
 	return *job, true

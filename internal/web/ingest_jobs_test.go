@@ -14,7 +14,7 @@ import (
 
 func TestIngestJobs(t *testing.T) {
 	var wg sync.WaitGroup
-	jobs := newIngestJobs(context.Background(), &wg, slog.New(slog.DiscardHandler))
+	jobs := newIngestJobs(context.Background(), &wg, slog.New(slog.DiscardHandler), time.Now)
 	gate := make(chan struct{})
 	jobs.start("a?", 1, func(ctx context.Context, progress func(string, int, int)) (views.IngestPreview, error) {
 		progress("working", 1, 3)
@@ -70,7 +70,7 @@ func TestIngestJobs(t *testing.T) {
 // running job and waits for it, so the database is never closed under it.
 func TestIngestJobsStopWithServer(t *testing.T) {
 	ts := newTestServer(t)
-	jobs := newIngestJobs(ts.bg, &ts.bgWG, slog.New(slog.DiscardHandler))
+	jobs := newIngestJobs(ts.bg, &ts.bgWG, slog.New(slog.DiscardHandler), time.Now)
 	started := make(chan struct{})
 	ended := false
 	jobs.start("k", 1, func(ctx context.Context, progress func(string, int, int)) (views.IngestPreview, error) {
@@ -94,7 +94,7 @@ func TestIngestJobsStopWithServer(t *testing.T) {
 // job starts and evicts it.
 func TestIngestJobsExpire(t *testing.T) {
 	var wg sync.WaitGroup
-	jobs := newIngestJobs(context.Background(), &wg, slog.New(slog.DiscardHandler))
+	jobs := newIngestJobs(context.Background(), &wg, slog.New(slog.DiscardHandler), time.Now)
 	jobs.start("k", 1, func(context.Context, func(string, int, int)) (views.IngestPreview, error) {
 		return views.IngestPreview{}, nil
 	})

@@ -275,7 +275,7 @@ func TestLearnerJourneyInBrowser(t *testing.T) {
 	form := map[string]string{
 		"_csrf":  "",
 		"q":      strconv.FormatInt(first.id, 10),
-		"p":      newPresentationID(),
+		"p":      newPresentationID(time.Now()),
 		"d":      journeyDeck,
 		"t":      strconv.FormatInt(time.Now().Add(-3*time.Second).UnixMilli(), 10),
 		"k":      first.q.AnswerKey(),

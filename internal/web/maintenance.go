@@ -24,7 +24,7 @@ func (s *Server) startPurge(every time.Duration) {
 		t := time.NewTicker(every)
 		defer t.Stop()
 		for {
-			s.purgeSessions(s.bg, time.Now())
+			s.purgeSessions(s.bg, s.now())
 			select {
 			case <-s.bg.Done():
 				return

@@ -72,7 +72,7 @@ func (s *Server) adminUpload(c echo.Context) (bool, error) {
 	if err != nil || !wellFormedToken(ck.Value) {
 		return false, nil
 	}
-	u, _, err := s.db.SessionUser(c.Request().Context(), hashToken(ck.Value), time.Now(), idleTimeout)
+	u, _, err := s.db.SessionUser(c.Request().Context(), hashToken(ck.Value), s.now(), idleTimeout)
 	if errors.Is(err, quiz.ErrNotFound) {
 		return false, nil
 	}

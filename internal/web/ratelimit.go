@@ -55,7 +55,7 @@ const knownDeviceFor = 90 * 24 * time.Hour
 // reserveAttempt counts a sign-in (or current-password) attempt before the
 // password is checked. It returns false when a limit is reached.
 func (s *Server) reserveAttempt(c echo.Context, login string) (bool, error) {
-	err := s.db.ReserveLoginAttempt(c.Request().Context(), rateLogin(login), c.RealIP(), s.deviceHash(c), time.Now(), loginLimits())
+	err := s.db.ReserveLoginAttempt(c.Request().Context(), rateLogin(login), c.RealIP(), s.deviceHash(c), s.now(), loginLimits())
 	if errors.Is(err, store.ErrRateLimited) {
 		c.Response().Header().Set("Retry-After", strconv.Itoa(int(loginLimits().Window/time.Second)))
 		return false, nil
@@ -72,7 +72,7 @@ func (s *Server) attemptSucceeded(c echo.Context, login string) error {
 	if err != nil {
 		return err
 	}
-	if err := s.db.LoginSucceeded(c.Request().Context(), rateLogin(login), c.RealIP(), s.deviceHash(c), hash, time.Now(), knownDeviceFor); err != nil {
+	if err := s.db.LoginSucceeded(c.Request().Context(), rateLogin(login), c.RealIP(), s.deviceHash(c), hash, s.now(), knownDeviceFor); err != nil {
 		return err
 	}
 	// The cookie lives as long as a known device.
@@ -111,7 +111,7 @@ const (
 // reserveRegistration counts a registration attempt from this address. It
 // returns false, with Retry-After set, when the limit is reached.
 func (s *Server) reserveRegistration(c echo.Context) (bool, error) {
-	err := s.db.ReserveAction(c.Request().Context(), store.ActionRegister, c.RealIP(), time.Now(), registerWindow, registerLimit)
+	err := s.db.ReserveAction(c.Request().Context(), store.ActionRegister, c.RealIP(), s.now(), registerWindow, registerLimit)
 	if errors.Is(err, store.ErrRateLimited) {
 		c.Response().Header().Set("Retry-After", strconv.Itoa(int(registerWindow/time.Second)))
 		return false, nil

@@ -32,8 +32,9 @@ type Config struct {
 	// X-Forwarded-For is believed. Empty: the client address is the TCP
 	// peer and forwarding headers are ignored.
 	TrustedProxies []*net.IPNet
-	// Now is the clock of the study pages; nil means time.Now. Tests set
-	// it to study at a chosen time of day.
+	// Now is the server's clock, which every handler, middleware and
+	// background job of the web layer reads; nil means time.Now. Tests
+	// set it to study at a chosen time of day.
 	Now func() time.Time
 }
 

@@ -88,7 +88,7 @@ func (s *Server) setCookie(c echo.Context, name, value string, life time.Duratio
 	ck := &http.Cookie{Name: name, Value: value, Path: "/", MaxAge: -1,
 		Secure: s.secureCookies(c), HttpOnly: true, SameSite: http.SameSiteLaxMode}
 	if life > 0 {
-		ck.Expires, ck.MaxAge = time.Now().Add(life), int(life/time.Second)
+		ck.Expires, ck.MaxAge = s.now().Add(life), int(life/time.Second)
 	}
 	c.SetCookie(ck)
 }
@@ -97,7 +97,7 @@ func (s *Server) setCookie(c echo.Context, name, value string, life time.Duratio
 // bound to it (bindCSRF): a token planted before sign-in does not outlive
 // it.
 func (s *Server) setSessionCookie(c echo.Context, tok string, expires time.Time) {
-	s.setCookie(c, s.cookieName(c, sessionCookie, sessionCookieSecure), tok, time.Until(expires))
+	s.setCookie(c, s.cookieName(c, sessionCookie, sessionCookieSecure), tok, expires.Sub(s.now()))
 	s.setCSRFCookie(c, sessionCSRF(tok))
 }
 
@@ -120,7 +120,7 @@ func (s *Server) startSession(c echo.Context, u quiz.User) error {
 	if err != nil {
 		return err
 	}
-	now := time.Now()
+	now := s.now()
 	expires := now.Add(absoluteTimeout)
 	if err := s.db.CreateSession(ctx, u.ID, store.NewSession{TokenHash: hash, ExpiresAt: expires}, now, idleTimeout); err != nil {
 		return err
@@ -158,7 +158,7 @@ func (s *Server) loadSession(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		ctx := c.Request().Context()
 		hash := hashToken(ck.Value)
-		now := time.Now()
+		now := s.now()
 		u, sess, err := s.db.SessionUser(ctx, hash, now, idleTimeout)
 		if errors.Is(err, quiz.ErrNotFound) {
 			s.clearSessionCookie(c)

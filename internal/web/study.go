@@ -206,7 +206,7 @@ func (s *Server) stale(c echo.Context, u quiz.User, f studyForm, sc *store.Study
 		sc = &card.StudyCard
 	}
 	scope := studyScope(f, *sc)
-	v := presentation(*sc, scope, csrfToken(c), newPresentationID(), now)
+	v := presentation(*sc, scope, csrfToken(c), newPresentationID(now), now)
 	v.Notice = msgQuestionChanged
 	return s.renderStudy(c, scope, views.StudyQuestion(v), v.Notice)
 }
@@ -219,7 +219,7 @@ func (s *Server) renderNext(c echo.Context, u quiz.User, next store.StudyNext, n
 		done := emptyQueue(next, u, scope, notice, now)
 		return s.renderStudy(c, scope, views.StudyEmpty(done), done.Announcement())
 	}
-	v := presentation(next.Card, scope, csrf, newPresentationID(), now)
+	v := presentation(next.Card, scope, csrf, newPresentationID(now), now)
 	v.Notice = notice
 	return s.renderStudy(c, scope, views.StudyQuestion(v), notice)
 }

@@ -533,7 +533,7 @@ func TestDecksPageFreshAfterBack(t *testing.T) {
 	before := journeyEval[string](t, ctx, newCount())
 	step("go to the account page", chromedp.Navigate(srvURL+"/account"))
 	if _, err := env.ts.db.RecordReview(context.Background(), store.Review{UserID: env.alice.user.ID, QuestionID: env.q["single"],
-		RequestID: newPresentationID(), Rating: fsrs.Good, Response: quiz.Response{Choice: 2},
+		RequestID: newPresentationID(time.Now()), Rating: fsrs.Good, Response: quiz.Response{Choice: 2},
 		Scope: store.Scope{Deck: "v1-36-sig-node"}, At: time.Now()}); err != nil {
 		t.Fatal(err)
 	}

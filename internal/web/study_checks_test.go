@@ -30,7 +30,7 @@ func TestGradeLabelsUnfuzzed(t *testing.T) {
 	// A card in review, well overdue: its next intervals are long enough
 	// for fuzz to move them.
 	if _, err := env.ts.db.RecordReview(ctx, store.Review{UserID: env.alice.user.ID, QuestionID: qid,
-		RequestID: newPresentationID(), Rating: fsrs.Easy, Response: quiz.Response{Choice: 2},
+		RequestID: newPresentationID(time.Now()), Rating: fsrs.Easy, Response: quiz.Response{Choice: 2},
 		Scope: store.Scope{Deck: "v1-36-sig-node"}, At: time.Now().Add(-30 * 24 * time.Hour)}); err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func TestGradeLabelsUnfuzzed(t *testing.T) {
 	}
 
 	now := time.Now()
-	body := env.alice.post("/study/answer", env.answerForm(qid, newPresentationID(), url.Values{"choice": {"2"}}), true).Body.String()
+	body := env.alice.post("/study/answer", env.answerForm(qid, newPresentationID(time.Now()), url.Values{"choice": {"2"}}), true).Body.String()
 	got := map[string]string{}
 	for _, m := range gradeIntervalRe.FindAllStringSubmatch(body, -1) {
 		got[m[1]] = m[2]
@@ -102,7 +102,7 @@ func TestGradeDurationClamped(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.ms, func(t *testing.T) {
-			form := env.answerForm(env.q["single"], newPresentationID(), url.Values{"answer": {`{"choice":2}`}, "rating": {"3"}, "ms": {tt.ms}})
+			form := env.answerForm(env.q["single"], newPresentationID(time.Now()), url.Values{"answer": {`{"choice":2}`}, "rating": {"3"}, "ms": {tt.ms}})
 			req := httptest.NewRequest(http.MethodPost, "/study/grade", strings.NewReader(form.Encode()))
 			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 			g, err := bindGradeForm(env.ts.echo.NewContext(req, httptest.NewRecorder()))
@@ -115,7 +115,7 @@ func TestGradeDurationClamped(t *testing.T) {
 		})
 	}
 	// And through the router, the grade is recorded.
-	form := env.answerForm(env.q["single"], newPresentationID(), url.Values{"answer": {`{"choice":2}`}, "rating": {"3"},
+	form := env.answerForm(env.q["single"], newPresentationID(time.Now()), url.Values{"answer": {`{"choice":2}`}, "rating": {"3"},
 		"ms": {strconv.FormatInt(math.MaxInt64, 10)}})
 	if rec := env.alice.post("/study/grade", form, true); rec.Code != http.StatusOK {
 		t.Errorf("grade with a huge duration = %d, want 200", rec.Code)
@@ -150,7 +150,7 @@ func TestGradeAnswerStrict(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			form := env.answerForm(env.q[tt.ext], newPresentationID(), url.Values{"answer": {tt.answer}, "rating": {"3"}, "ms": {"1000"}})
+			form := env.answerForm(env.q[tt.ext], newPresentationID(time.Now()), url.Values{"answer": {tt.answer}, "rating": {"3"}, "ms": {"1000"}})
 			if rec := env.alice.post("/study/grade", form, true); rec.Code != http.StatusUnprocessableEntity {
 				t.Errorf("grade = %d, want 422", rec.Code)
 			}
@@ -165,7 +165,7 @@ func TestGradeAnswerStrict(t *testing.T) {
 		"cloze": `{"choice":-1,"texts":["ImageVolume"]}`, "typed": `{"choice":-1,"texts":[""]}`,
 		"truefalse": `{"choice":-1}`, "flash": `{"choice":-1,"revealed":true}`,
 	} {
-		form := env.answerForm(env.q[ext], newPresentationID(), url.Values{"answer": {answer}, "rating": {"3"}, "ms": {"1000"}})
+		form := env.answerForm(env.q[ext], newPresentationID(time.Now()), url.Values{"answer": {answer}, "rating": {"3"}, "ms": {"1000"}})
 		if rec := env.alice.post("/study/grade", form, true); rec.Code != http.StatusOK {
 			t.Errorf("%s: grade of %s = %d, want 200", ext, answer, rec.Code)
 		}
@@ -177,11 +177,11 @@ func TestGradeAnswerStrict(t *testing.T) {
 func TestStudyFormUnknownDeck(t *testing.T) {
 	env := newStudyEnv(t)
 	for _, deck := range []string{"no-such-deck", "v1-35-sig-node"} {
-		answer := env.answerForm(env.q["single"], newPresentationID(), url.Values{"choice": {"2"}, "d": {deck}})
+		answer := env.answerForm(env.q["single"], newPresentationID(time.Now()), url.Values{"choice": {"2"}, "d": {deck}})
 		if rec := env.alice.post("/study/answer", answer, true); rec.Code != http.StatusNotFound {
 			t.Errorf("answer with deck %q = %d, want 404", deck, rec.Code)
 		}
-		grade := env.answerForm(env.q["single"], newPresentationID(), url.Values{"answer": {`{"choice":2}`}, "rating": {"3"}, "ms": {"1000"}, "d": {deck}})
+		grade := env.answerForm(env.q["single"], newPresentationID(time.Now()), url.Values{"answer": {`{"choice":2}`}, "rating": {"3"}, "ms": {"1000"}, "d": {deck}})
 		if rec := env.alice.post("/study/grade", grade, true); rec.Code != http.StatusNotFound {
 			t.Errorf("grade with deck %q = %d, want 404", deck, rec.Code)
 		}
@@ -190,7 +190,7 @@ func TestStudyFormUnknownDeck(t *testing.T) {
 		}
 	}
 	// From the page of every subscribed deck, only once subscribed.
-	grade := env.answerForm(env.q["single"], newPresentationID(), url.Values{"answer": {`{"choice":2}`}, "rating": {"3"}, "ms": {"1000"}, "d": {""}})
+	grade := env.answerForm(env.q["single"], newPresentationID(time.Now()), url.Values{"answer": {`{"choice":2}`}, "rating": {"3"}, "ms": {"1000"}, "d": {""}})
 	if rec := env.alice.post("/study/grade", grade, true); rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), msgNotSubscribed) || !env.card(env.alice, "single").IsNew {
 		t.Errorf("grade from every subscribed deck, not subscribed = %d, want the notice and nothing recorded", rec.Code)
 	}
@@ -199,7 +199,7 @@ func TestStudyFormUnknownDeck(t *testing.T) {
 	}
 	// All decks ("") and the question's own deck work.
 	for _, deck := range []string{"", "v1-36-sig-node"} {
-		grade := env.answerForm(env.q["single"], newPresentationID(), url.Values{"answer": {`{"choice":2}`}, "rating": {"3"}, "ms": {"1000"}, "d": {deck}})
+		grade := env.answerForm(env.q["single"], newPresentationID(time.Now()), url.Values{"answer": {`{"choice":2}`}, "rating": {"3"}, "ms": {"1000"}, "d": {deck}})
 		if rec := env.alice.post("/study/grade", grade, true); rec.Code != http.StatusOK {
 			t.Errorf("grade with deck %q = %d, want 200", deck, rec.Code)
 		}
@@ -210,11 +210,11 @@ func TestStudyFormUnknownDeck(t *testing.T) {
 // distinct, and sort in the order they were made a millisecond apart (so
 // that review_log's unique index grows at its end).
 func TestPresentationIDsGrowWithTime(t *testing.T) {
-	prev := newPresentationID()
+	prev := newPresentationID(time.Now())
 	seen := map[string]bool{prev: true}
 	for range 5 {
 		time.Sleep(2 * time.Millisecond)
-		id := newPresentationID()
+		id := newPresentationID(time.Now())
 		if !validPresentationID(id) {
 			t.Fatalf("%q is not a valid presentation id", id)
 		}
@@ -224,7 +224,7 @@ func TestPresentationIDsGrowWithTime(t *testing.T) {
 		seen[id], prev = true, id
 	}
 	// Made in the same millisecond, ids still differ in their random part.
-	a, b := newPresentationID(), newPresentationID()
+	a, b := newPresentationID(time.Now()), newPresentationID(time.Now())
 	if a == b || a[2*presentationClockBytes:] == b[2*presentationClockBytes:] {
 		t.Fatalf("ids %q and %q share their random part", a, b)
 	}
@@ -269,7 +269,7 @@ func TestStudyErrorFragment(t *testing.T) {
 		wantClear bool
 	}{{"study", true}, {"", false}, {"deck-v1-36-sig-node", false}} {
 		req := httptest.NewRequest(http.MethodPost, "/study/answer", strings.NewReader(
-			env.answerForm(999999, newPresentationID(), url.Values{"choice": {"0"}, csrfFormField: {env.alice.csrf()}}).Encode()))
+			env.answerForm(999999, newPresentationID(time.Now()), url.Values{"choice": {"0"}, csrfFormField: {env.alice.csrf()}}).Encode()))
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		if tt.target != "" {
 			req.Header.Set("HX-Target", tt.target)

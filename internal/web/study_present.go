@@ -50,11 +50,11 @@ const presentationClockBytes = 6
 // review's idempotency key, kept in a unique index of review_log: ids that
 // grow with time are added at the end of that index, where a random id
 // would dirty a page of its own in every review's commit. The random part
-// keeps ids unguessable.
-func newPresentationID() string {
+// keeps ids unguessable. now is the time it is made.
+func newPresentationID(now time.Time) string {
 	var b [presentationIDBytes]byte
 	var clock [8]byte
-	binary.BigEndian.PutUint64(clock[:], uint64(time.Now().UnixMilli()))
+	binary.BigEndian.PutUint64(clock[:], uint64(now.UnixMilli()))
 	copy(b[:presentationClockBytes], clock[8-presentationClockBytes:])
 	rand.Read(b[presentationClockBytes:]) // never fails (crypto/rand, Go 1.24+)
 	return hex.EncodeToString(b[:])

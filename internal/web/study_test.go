@@ -331,7 +331,7 @@ func TestStudyAnswerEachType(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rec := env.alice.post("/study/answer", env.answerForm(env.q[tt.ext], newPresentationID(), tt.answer), true)
+			rec := env.alice.post("/study/answer", env.answerForm(env.q[tt.ext], newPresentationID(time.Now()), tt.answer), true)
 			body := rec.Body.String()
 			if rec.Code != http.StatusOK {
 				t.Fatalf("status %d: %.500s", rec.Code, body)
@@ -521,7 +521,7 @@ func checkLabelsAndCSRF(t *testing.T, name, body string) {
 
 func TestStudyGradeHTMXAndDoubleSubmit(t *testing.T) {
 	env := newStudyEnv(t)
-	p := newPresentationID()
+	p := newPresentationID(time.Now())
 	body := env.alice.post("/study/answer", env.answerForm(env.q["single"], p, url.Values{"choice": {"0"}}), true).Body.String()
 	grade := hiddenFields(body)
 	grade.Set("rating", "1")
@@ -552,7 +552,7 @@ func TestStudyGradeHTMXAndDoubleSubmit(t *testing.T) {
 func TestStudyOwnership(t *testing.T) {
 	env := newStudyEnv(t)
 	// Bob studies the single-choice question.
-	bobP := newPresentationID()
+	bobP := newPresentationID(time.Now())
 	grade := env.answerForm(env.q["single"], bobP, url.Values{"answer": {`{"Choice":2}`}, "rating": {"3"}, "ms": {"1000"}})
 	if rec := env.bob.post("/study/grade", grade, true); rec.Code != http.StatusOK {
 		t.Fatalf("bob grades: %d %.300s", rec.Code, rec.Body.String())
@@ -568,26 +568,26 @@ func TestStudyOwnership(t *testing.T) {
 		form       url.Values
 		wantStatus int
 	}{
-		{"answer an unknown question", "/study/answer", env.answerForm(99999, newPresentationID(), nil), 404},
-		{"grade an unknown question", "/study/grade", env.answerForm(99999, newPresentationID(),
+		{"answer an unknown question", "/study/answer", env.answerForm(99999, newPresentationID(time.Now()), nil), 404},
+		{"grade an unknown question", "/study/grade", env.answerForm(99999, newPresentationID(time.Now()),
 			url.Values{"answer": {`{"Choice":0}`}, "rating": {"3"}, "ms": {"0"}}), 404},
-		{"answer a retired question", "/study/answer", env.answerForm(env.retired, newPresentationID(), url.Values{"text": {"gone"}}), 404},
-		{"grade a retired question", "/study/grade", env.answerForm(env.retired, newPresentationID(),
+		{"answer a retired question", "/study/answer", env.answerForm(env.retired, newPresentationID(time.Now()), url.Values{"text": {"gone"}}), 404},
+		{"grade a retired question", "/study/grade", env.answerForm(env.retired, newPresentationID(time.Now()),
 			url.Values{"answer": {`{"Texts":["gone"]}`}, "rating": {"3"}, "ms": {"0"}}), 404},
 		{"replay bob's presentation", "/study/grade", env.answerForm(env.q["single"], bobP,
 			url.Values{"answer": {`{"Choice":0}`}, "rating": {"1"}, "ms": {"0"}, "user_id": {strconv.FormatInt(env.bob.user.ID, 10)}}), 409},
 		{"bad presentation id", "/study/grade", env.answerForm(env.q["single"], "not-hex",
 			url.Values{"answer": {`{"Choice":0}`}, "rating": {"1"}, "ms": {"0"}}), 400},
-		{"bad answer key", "/study/grade", env.answerForm(env.q["single"], newPresentationID(),
+		{"bad answer key", "/study/grade", env.answerForm(env.q["single"], newPresentationID(time.Now()),
 			url.Values{"answer": {`{"Choice":0}`}, "rating": {"1"}, "ms": {"0"}, "k": {"C8420F4DF273B40D"}}), 400},
-		{"no answer key", "/study/answer", env.answerForm(env.q["single"], newPresentationID(),
+		{"no answer key", "/study/answer", env.answerForm(env.q["single"], newPresentationID(time.Now()),
 			url.Values{"choice": {"0"}, "k": {""}}), 400},
-		{"bad rating", "/study/grade", env.answerForm(env.q["single"], newPresentationID(),
+		{"bad rating", "/study/grade", env.answerForm(env.q["single"], newPresentationID(time.Now()),
 			url.Values{"answer": {`{"Choice":0}`}, "rating": {"7"}, "ms": {"0"}}), 400},
-		{"answer with unknown fields", "/study/grade", env.answerForm(env.q["single"], newPresentationID(),
+		{"answer with unknown fields", "/study/grade", env.answerForm(env.q["single"], newPresentationID(time.Now()),
 			url.Values{"answer": {`{"Correct":true}`}, "rating": {"3"}, "ms": {"0"}}), 422},
 		{"unknown deck", "/decks/nope/subscription", url.Values{"subscribed": {"1"}}, 404},
-		{"answer on its deck's page a card of a deck not subscribed", "/study/answer", env.answerForm(env.q["single"], newPresentationID(),
+		{"answer on its deck's page a card of a deck not subscribed", "/study/answer", env.answerForm(env.q["single"], newPresentationID(time.Now()),
 			url.Values{"choice": {"0"}}), 200},
 	}
 	for _, tt := range tests {
@@ -608,8 +608,8 @@ func TestStudyOwnership(t *testing.T) {
 		path string
 		form url.Values
 	}{
-		"answer": {"/study/answer", env.answerForm(env.q["multi"], newPresentationID(), url.Values{"d": {""}, "sel": {"0"}})},
-		"grade":  {"/study/grade", env.answerForm(env.q["multi"], newPresentationID(), url.Values{"d": {""}, "answer": {`{"selected":[0]}`}, "rating": {"3"}, "ms": {"0"}})},
+		"answer": {"/study/answer", env.answerForm(env.q["multi"], newPresentationID(time.Now()), url.Values{"d": {""}, "sel": {"0"}})},
+		"grade":  {"/study/grade", env.answerForm(env.q["multi"], newPresentationID(time.Now()), url.Values{"d": {""}, "answer": {`{"selected":[0]}`}, "rating": {"3"}, "ms": {"0"}})},
 	} {
 		rec := env.alice.post(post.path, post.form, true)
 		if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), msgNotSubscribed) || strings.Contains(rec.Body.String(), "feedback") {
@@ -623,13 +623,13 @@ func TestStudyOwnership(t *testing.T) {
 	if rec := env.alice.post("/decks/v1-36-sig-node/subscription", url.Values{"subscribed": {"1"}}, true); rec.Code != http.StatusOK {
 		t.Fatalf("alice subscribes: %d", rec.Code)
 	}
-	if rec := env.alice.post("/study/answer", env.answerForm(env.q["single"], newPresentationID(), url.Values{"d": {""}, "choice": {"0"}}), true); rec.Code != http.StatusOK {
+	if rec := env.alice.post("/study/answer", env.answerForm(env.q["single"], newPresentationID(time.Now()), url.Values{"d": {""}, "choice": {"0"}}), true); rec.Code != http.StatusOK {
 		t.Errorf("subscribed, answer from all decks = %d, want 200", rec.Code)
 	}
 
 	// Alice grading the same question, with bob's id in a form field, makes
 	// her own card; bob's is read back unchanged.
-	grade = env.answerForm(env.q["single"], newPresentationID(), url.Values{"answer": {`{"Choice":0}`}, "rating": {"1"}, "ms": {"0"},
+	grade = env.answerForm(env.q["single"], newPresentationID(time.Now()), url.Values{"answer": {`{"Choice":0}`}, "rating": {"1"}, "ms": {"0"},
 		"user_id": {strconv.FormatInt(env.bob.user.ID, 10)}, "u": {strconv.FormatInt(env.bob.user.ID, 10)}})
 	if rec := env.alice.post("/study/grade", grade, true); rec.Code != http.StatusOK {
 		t.Fatalf("alice grades: %d", rec.Code)
@@ -704,7 +704,7 @@ func TestDecksPage(t *testing.T) {
 	}
 
 	// Study one card, then the counts move.
-	grade := env.answerForm(env.q["single"], newPresentationID(), url.Values{"answer": {`{"Choice":2}`}, "rating": {"3"}, "ms": {"0"}})
+	grade := env.answerForm(env.q["single"], newPresentationID(time.Now()), url.Values{"answer": {`{"Choice":2}`}, "rating": {"3"}, "ms": {"0"}})
 	cl.post("/study/grade", grade, true)
 	body = cl.get("/decks", false).Body.String()
 	for _, want := range []string{"新規 <strong>6</strong>", "学習中 <strong>1</strong>", "購読中"} {
@@ -760,13 +760,13 @@ func TestStudyEmptyQueue(t *testing.T) {
 }
 
 func TestShuffle(t *testing.T) {
-	p := newPresentationID()
+	p := newPresentationID(time.Now())
 	a, b := shuffle(p, 6, false), shuffle(p, 6, false)
 	if !slices.Equal(a, b) {
 		t.Errorf("same presentation, different orders: %v %v", a, b)
 	}
 	for range 200 {
-		perm := shuffle(newPresentationID(), 2, true)
+		perm := shuffle(newPresentationID(time.Now()), 2, true)
 		if perm[0] == 0 {
 			t.Fatalf("order question shown already in order: %v", perm)
 		}
@@ -902,7 +902,7 @@ func TestOrderRepeatedPosition(t *testing.T) {
 	for _, tt := range tests {
 		for _, htmx := range []bool{true, false} {
 			t.Run(fmt.Sprintf("%s, htmx %v", tt.name, htmx), func(t *testing.T) {
-				p := newPresentationID()
+				p := newPresentationID(time.Now())
 				rec := env.alice.post("/study/answer", env.answerForm(env.q["order"], p, tt.answer), htmx)
 				body := rec.Body.String()
 				if rec.Code != http.StatusOK || !strings.Contains(body, msgRepeatedPosition) ||
@@ -951,7 +951,7 @@ func TestStudyQuestionChanged(t *testing.T) {
 			t.Run(fmt.Sprintf("%s, htmx %v", path, htmx), func(t *testing.T) {
 				env := newStudyEnv(t)
 				qid := env.q["single"]
-				p := newPresentationID()
+				p := newPresentationID(time.Now())
 				old := env.answerForm(qid, p, url.Values{"choice": {"2"}, "answer": {`{"choice":2}`}, "rating": {"3"}, "ms": {"1000"}})
 				importYAML(t, env.ts, "node.yaml", strings.Replace(studyDeckYAML, oldChoices, newChoices, 1), false)
 
@@ -997,7 +997,7 @@ func TestStudyQuestionChanged(t *testing.T) {
 	}
 	t.Run("explanation edited", func(t *testing.T) {
 		env := newStudyEnv(t)
-		form := env.answerForm(env.q["single"], newPresentationID(), url.Values{"choice": {"2"}})
+		form := env.answerForm(env.q["single"], newPresentationID(time.Now()), url.Values{"choice": {"2"}})
 		importYAML(t, env.ts, "node.yaml", strings.Replace(studyDeckYAML, "1.31 で alpha、1.36 で GA。", "1.31 で alpha になり、1.36 で GA になった。", 1), false)
 		if k := env.answerForm(env.q["single"], "", nil).Get("k"); k != form.Get("k") {
 			t.Fatalf("an explanation edit changed the answer key from %s to %s", form.Get("k"), k)
