@@ -124,16 +124,6 @@ func (r IngestResult) Total() GeneratorCounts {
 
 var deckSlugRe = regexp.MustCompile(`^[a-z0-9]+(?:-[a-z0-9]+)*$`)
 
-// IngestChangelog stores one document and the questions generated from it;
-// see IngestChangelogs.
-func (db *DB) IngestChangelog(ctx context.Context, in ChangelogInput, opt IngestOptions) (IngestResult, error) {
-	rs, err := db.IngestChangelogs(ctx, []ChangelogInput{in}, opt)
-	if err != nil {
-		return IngestResult{}, err
-	}
-	return rs[0], nil
-}
-
 // IngestChangelogs stores parsed documents, their entries and stage changes,
 // and the questions generated from them, all in one transaction: any error
 // and nothing changes. A dry run computes the same result and rolls back.

@@ -103,28 +103,6 @@ func (db *DB) ReserveLoginAttempt(ctx context.Context, login, ip string, device 
 	return nil
 }
 
-// ClearLoginFailures forgets the failures of login from ip after a right
-// password. Failures from other addresses, and of ip for other logins, stay.
-func (db *DB) ClearLoginFailures(ctx context.Context, login, ip string) error {
-	err := db.txKeepSessions(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `DELETE FROM login_failures WHERE login = ? AND ip = ?`, strings.ToLower(login), RateKey(ip))
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("store: clear sign-in failures: %w", err)
-	}
-	return nil
-}
-
-// LoginFailures counts the failures recorded since a time.
-func (db *DB) LoginFailures(ctx context.Context, login, ip string, since time.Time) (LoginFailureCounts, error) {
-	c, err := countFailures(ctx, db.read, strings.ToLower(login), RateKey(ip), ms(since))
-	if err != nil {
-		return c, fmt.Errorf("store: count sign-in failures: %w", err)
-	}
-	return c, nil
-}
-
 // countFailures counts the failures of login and of the address key since
 // (unix ms); tx is a *sql.DB or a *sql.Tx.
 func countFailures(ctx context.Context, tx querier, login, key string, since int64) (LoginFailureCounts, error) {

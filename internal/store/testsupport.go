@@ -7,14 +7,17 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strings"
+	"time"
 
 	"kubequiz/internal/quiz"
 )
 
 // This file holds the API exported for tests of other packages (and for
 // store's own): the server never calls it. The tests use it to open the
-// database file beside a DB, to check the schema version and to read back
-// what an operation stored.
+// database file beside a DB, to check the schema version, to read back
+// what an operation stored, to ingest one document at a time and to count
+// or clear sign-in failures directly.
 
 // DSN returns the modernc.org/sqlite data source name for path, with
 // kubequiz's default settings. The driver applies them to every
@@ -136,4 +139,36 @@ func (db *DB) tableChecksum(ctx context.Context, table string) (string, error) {
 		return "", fmt.Errorf("store: checksum %s: %w", table, err)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// IngestChangelog stores one document and the questions generated from it;
+// see IngestChangelogs.
+func (db *DB) IngestChangelog(ctx context.Context, in ChangelogInput, opt IngestOptions) (IngestResult, error) {
+	rs, err := db.IngestChangelogs(ctx, []ChangelogInput{in}, opt)
+	if err != nil {
+		return IngestResult{}, err
+	}
+	return rs[0], nil
+}
+
+// ClearLoginFailures forgets the failures of login from ip after a right
+// password. Failures from other addresses, and of ip for other logins, stay.
+func (db *DB) ClearLoginFailures(ctx context.Context, login, ip string) error {
+	err := db.txKeepSessions(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `DELETE FROM login_failures WHERE login = ? AND ip = ?`, strings.ToLower(login), RateKey(ip))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("store: clear sign-in failures: %w", err)
+	}
+	return nil
+}
+
+// LoginFailures counts the failures recorded since a time.
+func (db *DB) LoginFailures(ctx context.Context, login, ip string, since time.Time) (LoginFailureCounts, error) {
+	c, err := countFailures(ctx, db.read, strings.ToLower(login), RateKey(ip), ms(since))
+	if err != nil {
+		return c, fmt.Errorf("store: count sign-in failures: %w", err)
+	}
+	return c, nil
 }
