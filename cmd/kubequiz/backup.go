@@ -27,7 +27,9 @@ func backupCmd(ctx context.Context, args []string, getenv func(string) string, s
 		io.WriteString(stderr, backupUsage+"\n\nflags:\n")
 		fs.PrintDefaults()
 	}
-	stringVar(fs, &dbPath, settingDB, getenv)
+	source := settingDB
+	source.help = "SQLite database file to copy (never created)"
+	stringVar(fs, &dbPath, source, getenv)
 	files, err := parseInterleaved(fs, args)
 	switch {
 	case err != nil:
