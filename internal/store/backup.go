@@ -40,8 +40,8 @@ type BackupInfo struct {
 // PRAGMA integrity_check, synced, and only then given the name dst, which
 // it never takes from an existing file (ErrBackupExists). On any failure
 // the temporary file is removed.
-func Backup(ctx context.Context, src, dst string) (BackupInfo, error) {
-	info := BackupInfo{Path: dst}
+func Backup(ctx context.Context, src, dst string) (info BackupInfo, err error) {
+	info.Path = dst
 	srcAbs, err := filepath.Abs(src)
 	if err != nil {
 		return info, fmt.Errorf("store: backup: %w", err)
@@ -68,19 +68,21 @@ func Backup(ctx context.Context, src, dst string) (BackupInfo, error) {
 		return info, fmt.Errorf("store: backup: %w", err)
 	}
 	tmpPath := tmp.Name()
+	keep := false
+	defer func() {
+		if keep {
+			return
+		}
+		if rerr := os.Remove(tmpPath); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+			err = errors.Join(err, fmt.Errorf("store: backup: remove the unfinished copy: %w", rerr))
+		}
+	}()
 	// VACUUM INTO writes to a file that is missing or empty: this one,
 	// created with the owner's permissions only (the database holds
 	// password hashes).
 	if err := tmp.Close(); err != nil {
-		os.Remove(tmpPath)
 		return info, fmt.Errorf("store: backup: %w", err)
 	}
-	keep := false
-	defer func() {
-		if !keep {
-			os.Remove(tmpPath)
-		}
-	}()
 
 	source, err := sql.Open("sqlite", readOnlyDSN(srcAbs))
 	if err != nil {

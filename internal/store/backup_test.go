@@ -443,3 +443,29 @@ func listFiles(t *testing.T, dir string) string {
 	}
 	return b.String()
 }
+
+// TestBackupCancelled: a backup whose context has ended fails and leaves
+// no file.
+func TestBackupCancelled(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "kubequiz.db")
+	db, err := Open(context.Background(), src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	backups := filepath.Join(dir, "backups")
+	if err := os.Mkdir(backups, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Backup(ctx, src, filepath.Join(backups, "copy.db")); err == nil {
+		t.Fatal("Backup with an ended context succeeded")
+	}
+	if entries, err := os.ReadDir(backups); err != nil || len(entries) != 0 {
+		t.Errorf("files left in the backup folder: %v, %v", entries, err)
+	}
+}
