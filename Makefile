@@ -8,7 +8,7 @@ BIN     := bin/kubequiz
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: generate check-generated build build-static run test test-short vet fmt bench assets check-assets clean
+.PHONY: generate check-generated build build-static run test test-short crashtest fuzz vet fmt bench assets check-assets clean
 
 generate: ## regenerate *_templ.go from views/*.templ (templ pinned by go.mod's tool directive)
 	$(GO) tool templ generate
@@ -40,6 +40,23 @@ test: vet check-generated check-assets ## everything CI checks
 
 test-short: ## quick run without the race detector or the browser
 	$(GO) test -short ./...
+
+# The SIGKILL test of the store (internal/store/crash_test.go) with more
+# trials than make test's 4: each kills a process recording reviews eight
+# times and checks that no acknowledged review was lost.
+CRASH_TRIALS ?= 20
+
+crashtest: ## the kill -9 test of acknowledged reviews, CRASH_TRIALS trials (20)
+	KUBEQUIZ_CRASH_TRIALS=$(CRASH_TRIALS) $(GO) test -count=1 -v -timeout 60m -run '^TestKillDuringReviews$$' ./internal/store/
+
+# Each fuzz target for FUZZTIME, one at a time (go test -fuzz takes one
+# target); make test runs their seed corpora only.
+FUZZTIME ?= 2m
+
+fuzz: ## run each fuzz target for FUZZTIME (2m)
+	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./internal/bank
+	$(GO) test -run '^$$' -fuzz '^FuzzReview$$' -fuzztime $(FUZZTIME) ./internal/fsrs
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./internal/changelog
 
 bench: ## benchmarks of every package
 	$(GO) test -run '^$$' -bench . -benchmem ./...

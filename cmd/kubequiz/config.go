@@ -8,6 +8,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"time"
 
 	"kubequiz/internal/store"
 )
@@ -21,6 +22,11 @@ type Config struct {
 	LogFormat      string
 	TrustedProxies []*net.IPNet
 	Sync           store.Sync
+	// BackupDir, when not empty, is the folder of scheduled backups, taken
+	// every BackupEvery; the newest BackupKeep are kept.
+	BackupDir   string
+	BackupEvery time.Duration
+	BackupKeep  int
 }
 
 // setting describes one configuration value for flags, environment and docs.
@@ -36,6 +42,18 @@ var (
 	settingProxy     = setting{"trusted-proxy", "KUBEQUIZ_TRUSTED_PROXY", "", "CIDR[,CIDR]: reverse proxies whose X-Forwarded-For gives the client address"}
 	settingSync      = setting{"sync", "KUBEQUIZ_SYNC", "normal", "when commits reach the disk: normal (at checkpoints; a power loss may drop the last reviews) or full (every commit waits for the disk)"}
 )
+
+// Scheduled backups (backup_schedule.go).
+var (
+	settingBackupDir   = setting{"backup-dir", "KUBEQUIZ_BACKUP_DIR", "", "folder for scheduled backups of the database, named kubequiz-YYYYMMDDTHHMMSSZ.db (none: no scheduled backups)"}
+	settingBackupEvery = setting{"backup-every", "KUBEQUIZ_BACKUP_EVERY", "24h", "time between scheduled backups, at least 1m"}
+	settingBackupKeep  = setting{"backup-keep", "KUBEQUIZ_BACKUP_KEEP", "7", "scheduled backups kept in -backup-dir, at least 1; older ones are removed"}
+)
+
+// minBackupEvery is the shortest time between scheduled backups. Each one
+// copies the whole database and reads the copy back: more often than
+// this, the server would spend much of its time copying.
+const minBackupEvery = time.Minute
 
 // newFlagSet returns a flag set that reports errors instead of exiting.
 func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
@@ -66,6 +84,38 @@ func boolVar(fs *flag.FlagSet, p *bool, s setting, getenv func(string) string) e
 	return nil
 }
 
+// durationVar registers a duration flag whose default comes from the
+// environment.
+func durationVar(fs *flag.FlagSet, p *time.Duration, s setting, getenv func(string) string) error {
+	def, err := time.ParseDuration(s.def)
+	if err != nil {
+		return fmt.Errorf("-%s: default %q: %w", s.flag, s.def, err)
+	}
+	if v := getenv(s.env); v != "" {
+		if def, err = time.ParseDuration(v); err != nil {
+			return fmt.Errorf("%s=%q: want a duration such as 24h or 90m", s.env, v)
+		}
+	}
+	fs.DurationVar(p, s.flag, def, fmt.Sprintf("%s (env %s)", s.help, s.env))
+	return nil
+}
+
+// intVar registers an integer flag whose default comes from the
+// environment.
+func intVar(fs *flag.FlagSet, p *int, s setting, getenv func(string) string) error {
+	def, err := strconv.Atoi(s.def)
+	if err != nil {
+		return fmt.Errorf("-%s: default %q: %w", s.flag, s.def, err)
+	}
+	if v := getenv(s.env); v != "" {
+		if def, err = strconv.Atoi(v); err != nil {
+			return fmt.Errorf("%s=%q: want a whole number", s.env, v)
+		}
+	}
+	fs.IntVar(p, s.flag, def, fmt.Sprintf("%s (env %s)", s.help, s.env))
+	return nil
+}
+
 // parseFlags parses args and turns flag errors into usage errors.
 func parseFlags(fs *flag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
@@ -89,8 +139,15 @@ func serveConfig(args []string, getenv func(string) string, stderr io.Writer) (C
 	stringVar(fs, &c.LogFormat, settingLogFormat, getenv)
 	stringVar(fs, &proxies, settingProxy, getenv)
 	stringVar(fs, &sync, settingSync, getenv)
-	if err := boolVar(fs, &c.SecureCookies, settingSecure, getenv); err != nil {
-		return c, usageError{err.Error()}
+	stringVar(fs, &c.BackupDir, settingBackupDir, getenv)
+	for _, err := range []error{
+		boolVar(fs, &c.SecureCookies, settingSecure, getenv),
+		durationVar(fs, &c.BackupEvery, settingBackupEvery, getenv),
+		intVar(fs, &c.BackupKeep, settingBackupKeep, getenv),
+	} {
+		if err != nil {
+			return c, usageError{err.Error()}
+		}
 	}
 	if err := parseFlags(fs, args); err != nil {
 		return c, err
@@ -104,6 +161,12 @@ func serveConfig(args []string, getenv func(string) string, stderr io.Writer) (C
 	}
 	if c.Sync, err = store.ParseSync(sync); err != nil {
 		return c, usageError{fmt.Sprintf("-sync: %v", err)}
+	}
+	if c.BackupEvery < minBackupEvery {
+		return c, usageError{fmt.Sprintf("-backup-every %s: want at least %s (each backup copies the whole database and reads the copy back)", c.BackupEvery, minBackupEvery)}
+	}
+	if c.BackupKeep < 1 {
+		return c, usageError{fmt.Sprintf("-backup-keep %d: want at least 1 (the backup just taken is one of those kept)", c.BackupKeep)}
 	}
 	return c, nil
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"kubequiz/internal/store"
 )
@@ -74,6 +75,50 @@ func TestSyncConfig(t *testing.T) {
 			}
 			if err != nil || c.Sync != tt.want {
 				t.Errorf("sync = %q (%v), want %q", c.Sync, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestBackupConfig(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		env     func(string) string
+		dir     string
+		every   time.Duration
+		keep    int
+		wantErr string // a fragment of the usage error; "" for none
+	}{
+		{"default: off", []string{}, env(), "", 24 * time.Hour, 7, ""},
+		{"flags", []string{"-backup-dir", "b", "-backup-every", "6h", "-backup-keep", "28"}, env(), "b", 6 * time.Hour, 28, ""},
+		{"environment", []string{}, env("KUBEQUIZ_BACKUP_DIR", "/var/backups/kubequiz", "KUBEQUIZ_BACKUP_EVERY", "90m", "KUBEQUIZ_BACKUP_KEEP", "3"),
+			"/var/backups/kubequiz", 90 * time.Minute, 3, ""},
+		{"flags over environment", []string{"-backup-dir", "b", "-backup-every", "1m", "-backup-keep", "1"},
+			env("KUBEQUIZ_BACKUP_DIR", "e", "KUBEQUIZ_BACKUP_EVERY", "2h", "KUBEQUIZ_BACKUP_KEEP", "9"), "b", time.Minute, 1, ""},
+		{"every under a minute", []string{"-backup-every", "59s"}, env(), "", 0, 0, "-backup-every 59s: want at least 1m0s"},
+		{"every under a minute from the environment", []string{}, env("KUBEQUIZ_BACKUP_EVERY", "10s"), "", 0, 0, "-backup-every 10s"},
+		{"every not a duration", []string{"-backup-every", "daily"}, env(), "", 0, 0, "backup-every"},
+		{"every not a duration in the environment", []string{}, env("KUBEQUIZ_BACKUP_EVERY", "24"), "", 0, 0, `KUBEQUIZ_BACKUP_EVERY="24"`},
+		{"keep none", []string{"-backup-keep", "0"}, env(), "", 0, 0, "-backup-keep 0: want at least 1"},
+		{"keep negative from the environment", []string{}, env("KUBEQUIZ_BACKUP_KEEP", "-1"), "", 0, 0, "-backup-keep -1"},
+		{"keep not a number in the environment", []string{}, env("KUBEQUIZ_BACKUP_KEEP", "seven"), "", 0, 0, `KUBEQUIZ_BACKUP_KEEP="seven"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := serveConfig(tt.args, tt.env, io.Discard)
+			if tt.wantErr != "" {
+				var ue usageError
+				if !errors.As(err, &ue) || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want a usage error saying %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.BackupDir != tt.dir || c.BackupEvery != tt.every || c.BackupKeep != tt.keep {
+				t.Errorf("backups = %q every %s keep %d, want %q every %s keep %d", c.BackupDir, c.BackupEvery, c.BackupKeep, tt.dir, tt.every, tt.keep)
 			}
 		})
 	}

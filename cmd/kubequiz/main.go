@@ -4,6 +4,7 @@
 //	kubequiz serve [flags]         serve the web app
 //	kubequiz import [flags] PATH   import question files
 //	kubequiz ingest [flags] FILE   ingest changelogs, generate draft questions
+//	kubequiz backup [flags] FILE   copy the database while the server runs
 //	kubequiz healthcheck [flags]   exit 0 when a running server is healthy
 //	kubequiz user add|passwd LOGIN add an account or set its password
 //	kubequiz version               print the version
@@ -61,6 +62,7 @@ commands:
   serve        serve the web app
   import       add or update questions from YAML files (-dry-run first)
   ingest       parse changelog files and store draft questions generated from them (-dry-run, -json)
+  backup       copy the database to a new file, also while the server runs
   healthcheck  check that a running server answers /healthz (for container health checks)
   user         add an account (user add -admin LOGIN) or set its password (user passwd LOGIN)
   version      print the version
@@ -82,6 +84,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return importCmd(ctx, rest, getenv, stdout, stderr)
 	case "ingest":
 		return ingestCmd(ctx, rest, getenv, stdout, stderr)
+	case "backup":
+		return backupCmd(ctx, rest, getenv, stdout, stderr)
 	case "healthcheck":
 		return healthcheck(ctx, rest, getenv, stderr)
 	case "user":

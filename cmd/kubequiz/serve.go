@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
@@ -63,6 +64,14 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	handler.StartMaintenance()
 	defer handler.Close() // on early returns; Close may run twice
+	if cfg.BackupDir != "" {
+		if err := os.MkdirAll(cfg.BackupDir, 0o750); err != nil {
+			return fmt.Errorf("backup folder: %w", err)
+		}
+		stopBackups := startBackups(ctx, backupSchedule{db: cfg.DB, dir: cfg.BackupDir, every: cfg.BackupEvery, keep: cfg.BackupKeep,
+			log: log, now: time.Now, after: time.After})
+		defer stopBackups() // before the database closes: deferred after its Close
+	}
 
 	srv := web.HTTPServer(handler, log)
 	log.Info("serving", "addr", ln.Addr().String(), "db", cfg.DB)

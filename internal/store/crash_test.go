@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -25,6 +26,26 @@ import (
 // process TestKillDuringReviews kills: it records reviews on that database
 // until it dies.
 const crashChildEnv = "KUBEQUIZ_STORE_CRASH_CHILD"
+
+// crashTrialsEnv sets the number of trials of TestKillDuringReviews
+// (make crashtest runs 20); without it there are defaultCrashTrials.
+const crashTrialsEnv = "KUBEQUIZ_CRASH_TRIALS"
+
+const defaultCrashTrials = 4
+
+// crashTrials reads the number of trials from crashTrialsEnv.
+func crashTrials(t *testing.T) int {
+	t.Helper()
+	v := os.Getenv(crashTrialsEnv)
+	if v == "" {
+		return defaultCrashTrials
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		t.Fatalf("%s=%q: want a number of trials, at least 1", crashTrialsEnv, v)
+	}
+	return n
+}
 
 func TestMain(m *testing.M) {
 	if path := os.Getenv(crashChildEnv); path != "" {
@@ -97,8 +118,9 @@ func crashChild(path string) error {
 }
 
 // TestKillDuringReviews kills a process with SIGKILL while it records
-// reviews for eight learners at once, eight times over on each database,
-// and after each kill checks the database it leaves: intact, every review
+// reviews for eight learners at once, eight times over on the database of
+// each trial (4 trials, or as many as KUBEQUIZ_CRASH_TRIALS says), and
+// after each kill checks the database it leaves: intact, every review
 // it acknowledged stored, nothing stored that it was not asked for, and
 // every transaction whole (each card agrees with its last review, the
 // daily counts with the review log). Reviews are acknowledged only after
@@ -112,7 +134,7 @@ func TestKillDuringReviews(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for trial := range 4 {
+	for trial := range crashTrials(t) {
 		t.Run(fmt.Sprintf("trial %d", trial), func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "kubequiz.db")
 			seedCrashDB(t, path)
@@ -233,21 +255,7 @@ func checkAfterCrash(t *testing.T, path string, sent, acked map[string]bool) {
 		t.Errorf("foreign_key_check reports %d rows", n)
 	}
 
-	rows, err := raw.QueryContext(ctx, `SELECT request_id FROM review_log`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	present := map[string]bool{}
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			t.Fatal(err)
-		}
-		present[id] = true
-	}
-	if err := rows.Close(); err != nil {
-		t.Fatal(err)
-	}
+	present := storedRequestIDs(t, raw)
 	for id := range acked {
 		if !present[id] {
 			t.Errorf("acknowledged review %s is not stored", id)
@@ -259,26 +267,7 @@ func checkAfterCrash(t *testing.T, path string, sent, acked map[string]bool) {
 		}
 	}
 
-	consistency := []struct {
-		what, query string
-	}{
-		{"cards whose review count differs from their review log", `SELECT count(*) FROM cards c
-			WHERE c.reps != (SELECT count(*) FROM review_log l WHERE l.user_id = c.user_id AND l.question_id = c.question_id)`},
-		{"cards that disagree with their last review", `SELECT count(*) FROM cards c
-			WHERE c.due != (SELECT l.due_after FROM review_log l WHERE l.user_id = c.user_id AND l.question_id = c.question_id
-			                ORDER BY l.id DESC LIMIT 1)`},
-		{"reviews without a card", `SELECT count(*) FROM review_log l
-			WHERE NOT EXISTS (SELECT 1 FROM cards c WHERE c.user_id = l.user_id AND c.question_id = l.question_id)`},
-		{"new cards counted differently from the review log", `SELECT (SELECT coalesce(sum(new_count), 0) FROM daily_reviews)
-			!= (SELECT count(*) FROM review_log WHERE state_before = 0)`},
-		{"reviews counted differently from the review log", `SELECT (SELECT coalesce(sum(review_count), 0) FROM daily_reviews)
-			!= (SELECT count(*) FROM review_log WHERE state_before = 2)`},
-	}
-	for _, c := range consistency {
-		if n := countQuery(t, raw, c.query); n != 0 {
-			t.Errorf("%s: %d", c.what, n)
-		}
-	}
+	checkReviewsWhole(t, raw)
 	if err := raw.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -297,6 +286,57 @@ func checkAfterCrash(t *testing.T, path string, sent, acked map[string]bool) {
 	}
 	if err := db.Close(); err != nil {
 		t.Errorf("Close after the crash: %v", err)
+	}
+}
+
+// storedRequestIDs returns the request ids of the reviews stored in db.
+func storedRequestIDs(t *testing.T, db *sql.DB) map[string]bool {
+	t.Helper()
+	rows, err := db.Query(`SELECT request_id FROM review_log`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]bool{}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		ids[id] = true
+	}
+	if err := rows.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return ids
+}
+
+// checkReviewsWhole checks that every review transaction stored in db is
+// whole: each card agrees with its last review, the daily counts with the
+// review log.
+func checkReviewsWhole(t *testing.T, db *sql.DB) {
+	t.Helper()
+	consistency := []struct {
+		what, query string
+	}{
+		{"cards whose review count differs from their review log", `SELECT count(*) FROM cards c
+			WHERE c.reps != (SELECT count(*) FROM review_log l WHERE l.user_id = c.user_id AND l.question_id = c.question_id)`},
+		{"cards that disagree with their last review", `SELECT count(*) FROM cards c
+			WHERE c.due != (SELECT l.due_after FROM review_log l WHERE l.user_id = c.user_id AND l.question_id = c.question_id
+			                ORDER BY l.id DESC LIMIT 1)`},
+		{"reviews without a card", `SELECT count(*) FROM review_log l
+			WHERE NOT EXISTS (SELECT 1 FROM cards c WHERE c.user_id = l.user_id AND c.question_id = l.question_id)`},
+		{"new cards counted differently from the review log", `SELECT (SELECT coalesce(sum(new_count), 0) FROM daily_reviews)
+			!= (SELECT count(*) FROM review_log WHERE state_before = 0)`},
+		{"reviews counted differently from the review log", `SELECT (SELECT coalesce(sum(review_count), 0) FROM daily_reviews)
+			!= (SELECT count(*) FROM review_log WHERE state_before = 2)`},
+	}
+	for _, c := range consistency {
+		if n := countQuery(t, db, c.query); n != 0 {
+			t.Errorf("%s: %d", c.what, n)
+		}
 	}
 }
 

@@ -50,6 +50,15 @@ func migrations() ([]migration, error) {
 	return ms, nil
 }
 
+// LatestSchema is the schema version this build writes.
+func LatestSchema() int {
+	ms, err := migrations()
+	if err != nil || len(ms) == 0 {
+		return 0
+	}
+	return ms[len(ms)-1].version
+}
+
 // schemaVersion reports the newest migration applied to the database.
 func (db *DB) schemaVersion(ctx context.Context) (int, error) {
 	var v int

@@ -15,23 +15,14 @@ import (
 
 // This file holds the API exported for tests of other packages (and for
 // store's own): the server never calls it. The tests use it to open the
-// database file beside a DB, to check the schema version, to read back
-// what an operation stored, to ingest one document at a time and to count
-// or clear sign-in failures directly.
+// database file beside a DB, to read back what an operation stored, to
+// ingest one document at a time and to count or clear sign-in failures
+// directly.
 
 // DSN returns the modernc.org/sqlite data source name for path, with
 // kubequiz's default settings. The driver applies them to every
 // connection.
 func DSN(path string) string { return dsn(path, SyncNormal) }
-
-// LatestSchema is the schema version this build writes.
-func LatestSchema() int {
-	ms, err := migrations()
-	if err != nil || len(ms) == 0 {
-		return 0
-	}
-	return ms[len(ms)-1].version
-}
 
 // Path is the database file's path.
 func (db *DB) Path() string { return db.path }
