@@ -109,6 +109,44 @@
   document.addEventListener("htmx:sendError", sendFailed);
   document.addEventListener("htmx:timeout", sendFailed);
 
+  // In a cloze with several gaps, Enter in a gap moves to the next one;
+  // in the last it sends the answer, as the browser does.
+  document.addEventListener("keydown", function (evt) {
+    if (evt.key !== "Enter" || evt.defaultPrevented || evt.altKey || evt.ctrlKey || evt.metaKey || evt.shiftKey || evt.isComposing) {
+      return;
+    }
+    var el = evt.target;
+    if (!el || el.tagName !== "INPUT" || el.name !== "gap" || !el.form) {
+      return;
+    }
+    var gaps = el.form.querySelectorAll('input[name="gap"]');
+    var i = Array.prototype.indexOf.call(gaps, el);
+    if (i >= 0 && i < gaps.length - 1) {
+      evt.preventDefault();
+      gaps[i + 1].focus();
+      gaps[i + 1].select();
+    }
+  });
+
+  // Before an answer, keys 1-9 pick the choice shown at that place (a
+  // true/false question: 1 true, 2 false); a multiple-choice pick is
+  // toggled. Enter then sends the answer.
+  function pickChoice(study, key) {
+    var form = study.querySelector("form.study-answer");
+    if (!form) {
+      return false;
+    }
+    var inputs = form.querySelectorAll('input[type="radio"], input[type="checkbox"]');
+    var input = inputs[Number(key) - 1];
+    if (!input) {
+      return false;
+    }
+    input.checked = input.type === "checkbox" ? !input.checked : true;
+    input.focus();
+    input.dispatchEvent(new Event("change", { bubbles: true }));
+    return true;
+  }
+
   document.addEventListener("keydown", function (evt) {
     if (evt.defaultPrevented || evt.altKey || evt.ctrlKey || evt.metaKey || evt.isComposing) {
       return;
@@ -119,13 +157,18 @@
     }
     var grade = study.querySelector("form.study-grade");
     var button = null;
-    if (grade && /^[1-4]$/.test(evt.key)) {
+    if (!grade && /^[1-9]$/.test(evt.key)) {
+      if (!evt.repeat && pickChoice(study, evt.key)) {
+        evt.preventDefault();
+      }
+      return;
+    }
+    if (grade && evt.key === "Enter" && !activates(evt.target)) {
+      button = grade.querySelector('button[name="rating"][data-preselected]');
+    } else if (grade && /^[1-4]$/.test(evt.key)) {
       button = grade.querySelector('button[name="rating"][value="' + evt.key + '"]');
     } else if (grade && evt.key === "Enter") {
-      if (activates(evt.target)) {
-        return;
-      }
-      button = grade.querySelector('button[name="rating"][data-preselected]');
+      return; // on a focused button or link the browser acts
     } else if (evt.key === " ") {
       if (activates(evt.target)) {
         return;

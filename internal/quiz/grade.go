@@ -202,6 +202,9 @@ type Result struct {
 	Expected string
 	// Partial counts right picks of a multi_choice answer (right of total).
 	PartialRight, PartialTotal int
+	// GapsRight tells, for a cloze answered in every gap, which gaps were
+	// filled right, in the prompt's order.
+	GapsRight []bool
 }
 
 // Grade checks r against q.
@@ -239,8 +242,10 @@ func (q Question) Grade(r Response) Result {
 			return res
 		}
 		res.Correct = true
+		res.GapsRight = make([]bool, len(gaps))
 		for i, g := range gaps {
-			if !matches(r.Texts[i], g.Accept) {
+			res.GapsRight[i] = matches(r.Texts[i], g.Accept)
+			if !res.GapsRight[i] {
 				res.Correct = false
 			}
 		}

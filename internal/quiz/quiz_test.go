@@ -209,6 +209,18 @@ func TestGrade(t *testing.T) {
 			}
 		})
 	}
+	for _, g := range []struct {
+		r    Response
+		want []bool
+	}{
+		{Response{Texts: []string{"ImageVolume", "1.35"}}, []bool{true, false}},
+		{Response{Texts: []string{"x", "1.36"}}, []bool{false, true}},
+		{Response{Texts: []string{"ImageVolume"}}, nil}, // not every gap: nothing to tell
+	} {
+		if got := cloze.Grade(g.r).GapsRight; !slices.Equal(got, g.want) {
+			t.Errorf("cloze %q: gaps right %v, want %v", g.r.Texts, got, g.want)
+		}
+	}
 	if res := multi.Grade(Response{Selected: []int{0}}); res.PartialRight != 1 || res.PartialTotal != 2 {
 		t.Errorf("partial = %d/%d, want 1/2", res.PartialRight, res.PartialTotal)
 	}

@@ -385,6 +385,9 @@ func feedback(f studyForm, card store.CardPreview, resp quiz.Response, csrf stri
 		PartialTotal:      res.PartialTotal,
 		ElapsedMS:         min(max(now.UnixMilli()-f.shownAt, 0), maxDuration.Milliseconds()),
 	}
+	if q.Type == quiz.Cloze {
+		v.Fills = clozeFills(q, resp, res)
+	}
 	if q.Type == quiz.MultiChoice {
 		for _, o := range v.Options {
 			right := slices.Contains(q.Answers, o.Text)
@@ -422,6 +425,29 @@ func feedback(f studyForm, card store.CardPreview, resp quiz.Response, csrf stri
 }
 
 const notAnswered = "(未回答)"
+
+// clozeFills is, gap by gap, the word that fills it and what the learner
+// typed there, marked right or not.
+func clozeFills(q quiz.Question, resp quiz.Response, res quiz.Result) []views.ClozeFill {
+	gaps, err := quiz.ParseCloze(q.Prompt)
+	if err != nil {
+		return nil
+	}
+	fills := make([]views.ClozeFill, len(gaps))
+	for i, g := range gaps {
+		if len(g.Accept) > 0 {
+			fills[i].Answer = g.Accept[0]
+		}
+		if i < len(resp.Texts) {
+			fills[i].Given = strings.TrimSpace(resp.Texts[i])
+		}
+		if fills[i].Given == "" {
+			fills[i].Given = notAnswered
+		}
+		fills[i].Right = i < len(res.GapsRight) && res.GapsRight[i]
+	}
+	return fills
+}
 
 func truthText(b *bool) string {
 	switch {
