@@ -261,23 +261,40 @@ func Forecast(cards []fsrs.Card, days []time.Time) []int {
 	return out
 }
 
-// Day is one study day of the calendar of reviews.
+// Day is one study day of the calendar of reviews or of the forecast,
+// with its count: of reviews done, or of cards falling due.
 type Day struct {
 	// Start is when the study day began (04:00 local): its date is the
 	// day's.
 	Start time.Time
-	// Reviews counts the reviews of the day.
-	Reviews int
+	Count int
 }
 
 // Calendar pairs the study days whose boundaries days holds with their
-// counts of reviews, one per day.
+// counts, one per day.
 func Calendar(days []time.Time, counts []int) []Day {
 	out := make([]Day, min(max(len(days)-1, 0), len(counts)))
 	for i := range out {
-		out[i] = Day{Start: days[i], Reviews: counts[i]}
+		out[i] = Day{Start: days[i], Count: counts[i]}
 	}
 	return out
+}
+
+// Figures are the figures of one deck, or the sum of several decks'.
+type Figures struct {
+	Cards
+	// Retention is the true retention (TrueRetention) of the last
+	// RetentionDays study days.
+	Retention Share
+	// Due counts the cards due today (CountDue before the study day
+	// ends) and the new cards left (Cards.Unseen), before the daily limits:
+	// Due.Limit gives what the learner can study today.
+	Due Due
+}
+
+// Add returns the figures of both together.
+func (f Figures) Add(g Figures) Figures {
+	return Figures{Cards: f.Cards.Add(g.Cards), Retention: f.Retention.Add(g.Retention), Due: f.Due.Add(g.Due)}
 }
 
 // Streak is the learner's run of days studied in a row.

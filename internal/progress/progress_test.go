@@ -326,3 +326,12 @@ func TestCountStreak(t *testing.T) {
 		})
 	}
 }
+
+func TestFiguresAdd(t *testing.T) {
+	a := Figures{Cards: Cards{Total: 10, Seen: 4, Mature: 1, Mastered: 2}, Retention: Share{8, 9}, Due: Due{1, 2, 6}}
+	b := Figures{Cards: Cards{Total: 5, Seen: 5, Mature: 5, Mastered: 5}, Retention: Share{0, 1}, Due: Due{0, 3, 0}}
+	want := Figures{Cards: Cards{Total: 15, Seen: 9, Mature: 6, Mastered: 7}, Retention: Share{8, 10}, Due: Due{1, 5, 6}}
+	if got := a.Add(b); got != want {
+		t.Errorf("Figures.Add = %+v, want %+v", got, want)
+	}
+}
