@@ -57,8 +57,8 @@ type Undo struct {
 	// the question new again.
 	WasNew bool
 	// Before is the card as it was before the review, which the undo puts
-	// back: its ScheduledDays is the interval it had. A new card (WasNew)
-	// has only its State.
+	// back: its ScheduledDays is the interval it had. For a card that was
+	// new (WasNew) it is fsrs.NewCard at the review's time.
 	Before fsrs.Card
 	// After is the card as the review left it, which the undo takes back:
 	// its State, Due and ScheduledDays (the interval the grade gave).

@@ -148,7 +148,10 @@ func TestUndoLastReview(t *testing.T) {
 			if !u.After.Due.Equal(rec.Due) || u.After.State != rec.State {
 				t.Errorf("Undo.After = %v %v, the review recorded %v %v", u.After.State, u.After.Due, rec.State, rec.Due)
 			}
-			if !tt.wasNew && !cardsEqual(u.Before, cardBefore) {
+			if tt.wasNew {
+				cardBefore = fsrs.NewCard(at)
+			}
+			if !cardsEqual(u.Before, cardBefore) {
 				t.Errorf("Undo.Before = %+v, the card was %+v", u.Before, cardBefore)
 			}
 
