@@ -120,18 +120,8 @@ func (db *DB) SetSubscription(ctx context.Context, userID int64, slug string, su
 	return out, nil
 }
 
-// dayStartHour is the local hour at which a study day begins, as in Anki:
-// reviews done at 01:00 still count towards the day before.
-const dayStartHour = 4
-
 // studyDay returns the start of the study day that contains now in loc, and
-// the start of the next one.
+// the start of the next one (quiz.StudyDay: 04:00 local).
 func studyDay(now time.Time, loc *time.Location) (start, next time.Time) {
-	t := now.In(loc)
-	start = time.Date(t.Year(), t.Month(), t.Day(), dayStartHour, 0, 0, 0, loc)
-	if t.Before(start) {
-		start = time.Date(t.Year(), t.Month(), t.Day()-1, dayStartHour, 0, 0, 0, loc)
-	}
-	next = time.Date(start.Year(), start.Month(), start.Day()+1, dayStartHour, 0, 0, 0, loc)
-	return start, next
+	return quiz.StudyDay(now, loc)
 }

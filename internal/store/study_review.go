@@ -161,8 +161,9 @@ type Recorded struct {
 const (
 	insertReviewQuery = `INSERT INTO review_log (request_id, user_id, question_id, rating, answer,
 			correct, reviewed_at, duration_ms, state_before, due_before, stability_before, difficulty_before,
-			elapsed_days, retrievability, state_after, due_after, stability_after, difficulty_after, scheduled_days)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			elapsed_days, retrievability, state_after, due_after, stability_after, difficulty_after, scheduled_days,
+			elapsed_days_before, scheduled_days_before, learning_steps_before, reps_before, lapses_before, last_review_before)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (request_id) DO NOTHING`
 	saveCardQuery = `INSERT INTO cards (user_id, question_id, state, due, stability, difficulty,
 			elapsed_days, scheduled_days, learning_steps, reps, lapses, last_review)
@@ -295,7 +296,8 @@ func (db *DB) recordReview(ctx context.Context, q txStmts, p pendingReview) (out
 	ins, err := q.ExecContext(ctx, insertReviewQuery,
 		r.RequestID, r.UserID, r.QuestionID, int(r.Rating), p.answer,
 		correct, ms(at), max(r.Duration.Milliseconds(), 0), int(log.State), ms(log.Due), log.Stability, log.Difficulty,
-		log.ElapsedDays, log.Retrievability, int(next.State), ms(next.Due), next.Stability, next.Difficulty, next.ScheduledDays)
+		log.ElapsedDays, log.Retrievability, int(next.State), ms(next.Due), next.Stability, next.Difficulty, next.ScheduledDays,
+		sc.Card.ElapsedDays, sc.Card.ScheduledDays, sc.Card.LearningSteps, sc.Card.Reps, sc.Card.Lapses, lastReviewMS(sc.Card))
 	if err != nil {
 		return out, true, fmt.Errorf("insert review: %w", err)
 	}
