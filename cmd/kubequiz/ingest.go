@@ -25,13 +25,14 @@ func ingestCmd(ctx context.Context, args []string, getenv func(string) string, s
 	stringVar(fs, &dbPath, settingDB, getenv)
 	release := fs.String("release", "", "the documents' release, e.g. 1.36 (default: detected)")
 	sig := fs.String("sig", "", "the documents' SIG, e.g. Node (default: detected); an upstream CHANGELOG then leaves out the entries labelled with other SIGs only")
-	format := fs.String("format", "", "layout: upstream, upstream_by_sig or article (default: detected)")
+	format := fs.String("format", "", "layout: "+formatNames()+" (default: detected)")
 	lang := fs.String("lang", "ja", "language of the question templates: ja or en")
 	dryRun := fs.Bool("dry-run", false, "show what would be stored; write nothing")
 	asJSON := fs.Bool("json", false, "print the whole result as JSON")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: kubequiz ingest [-release X] [-sig Y] [-format F] [-lang ja|en] [-dry-run] [-json] [-db FILE] FILE...\n\n"+
-			"FILE is an upstream CHANGELOG markdown file or a plain-text article about one release and SIG.\n"+
+			"FILE is an upstream CHANGELOG markdown file, the JSON of the release-notes tool (relnotes.k8s.io;\n"+
+			"give -release when its notes carry no release_version) or a plain-text article about one release and SIG.\n"+
 			"Questions are stored as drafts; an admin publishes them at /admin/ingest.")
 		fs.PrintDefaults()
 	}
@@ -45,7 +46,7 @@ func ingestCmd(ctx context.Context, args []string, getenv func(string) string, s
 	}
 	opts := ingest.Options{Format: changelog.Format(*format), Release: *release, SIG: *sig, Lang: *lang}
 	if opts.Format != "" && !opts.Format.Valid() {
-		return usageError{fmt.Sprintf("-format %q: want upstream, upstream_by_sig or article", *format)}
+		return usageError{fmt.Sprintf("-format %q: want %s", *format, formatNames())}
 	}
 	if *lang != quizgen.LangJapanese && *lang != quizgen.LangEnglish {
 		return usageError{fmt.Sprintf("-lang %q: want ja or en", *lang)}
@@ -86,6 +87,16 @@ func ingestCmd(ctx context.Context, args []string, getenv func(string) string, s
 	return nil
 }
 
+// formatNames lists the names -format accepts: "a, b or c".
+func formatNames() string {
+	fs := changelog.Formats()
+	names := make([]string, len(fs))
+	for i, f := range fs {
+		names[i] = string(f)
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
 // parseChangelogFile reads and parses one document. A file over the size
 // limit is refused before it is read whole. Errors are one line that names
 // the file.
@@ -111,7 +122,7 @@ func parseChangelogFile(name string, opts ingest.Options) (*changelog.Document, 
 	}
 	doc, err := ingest.Parse(ingest.Source{Name: name, Data: b}, opts)
 	if errors.Is(err, changelog.ErrNoRelease) {
-		return nil, fmt.Errorf("ingest: %s: the release could not be detected; give it with -release", name)
+		return nil, fmt.Errorf("ingest: %s: %v; give it with -release", name, err)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("ingest: %s: %w", name, err)

@@ -44,7 +44,7 @@ type Source struct {
 type Options struct {
 	Release string           // e.g. "1.36"
 	SIG     string           // e.g. "Node": an upstream CHANGELOG then leaves out the entries labelled with other SIGs only
-	Format  changelog.Format // upstream, upstream_by_sig or article
+	Format  changelog.Format // one of changelog.Formats
 	// Lang is the language of the question templates and of a deck created
 	// for them: "ja" (the default) or "en".
 	Lang string
@@ -95,7 +95,10 @@ func Parse(src Source, opt Options) (*changelog.Document, error) {
 		return nil, err
 	}
 	if doc.Release == "" {
-		return nil, changelog.ErrNoRelease
+		if doc.Format == changelog.FormatReleaseNotesJSON {
+			return nil, fmt.Errorf("the release-notes JSON does not say its release (no note carries a release_version, and a file's name is not read): %w", changelog.ErrNoRelease)
+		}
+		return nil, fmt.Errorf("the release could not be detected: %w", changelog.ErrNoRelease)
 	}
 	return doc, nil
 }
