@@ -17,8 +17,9 @@ import (
 //
 //   - stage_in_release and true_false ask where a feature stood in a
 //     release: feature and release;
-//   - release_of_stage asks when a feature reached a stage: feature and
-//     stage;
+//   - release_of_stage asks when a feature reached a stage: feature,
+//     stage (beta turned on by default counts as beta) and the release
+//     that answers it;
 //   - timeline_order asks a feature's whole history: the feature;
 //   - cloze quotes a change: its PRs, or without PRs its release and
 //     text;
@@ -41,10 +42,15 @@ func FactKey(p Provenance, release string) string {
 		}
 		return join(feature, r)
 	case GenReleaseOfStage:
-		if feature == "" || p.Stage == "" {
+		r, err := changelog.NormalizeRelease(p.Release)
+		if feature == "" || p.Stage == "" || err != nil {
 			return ""
 		}
-		return join(feature, string(p.Stage))
+		st := p.Stage
+		if st == changelog.StageBetaDefaultOn {
+			st = changelog.StageBeta
+		}
+		return join(feature, string(st), r)
 	case GenTimelineOrder:
 		if feature == "" {
 			return ""

@@ -27,6 +27,8 @@ func TestFactKey(t *testing.T) {
 		{"release of a stage: one per feature and stage, asked from any release",
 			stage(GenReleaseOfStage, "X", changelog.StageBeta, "1.20"), stage(GenReleaseOfStage, "x", changelog.StageBeta, "1.20"), "1.21", "1.27", true, false},
 		{"release of another stage", stage(GenReleaseOfStage, "X", changelog.StageBeta, "1.20"), stage(GenReleaseOfStage, "X", changelog.StageGA, "1.22"), "1.22", "1.22", false, false},
+		{"release of beta, on by default or not", stage(GenReleaseOfStage, "X", changelog.StageBeta, "1.21"), stage(GenReleaseOfStage, "X", changelog.StageBetaDefaultOn, "1.21"), "1.21", "1.21", true, false},
+		{"release of beta, and of beta turned on later", stage(GenReleaseOfStage, "X", changelog.StageBeta, "1.20"), stage(GenReleaseOfStage, "X", changelog.StageBetaDefaultOn, "1.21"), "1.21", "1.21", false, false},
 		{"a timeline: one per feature", stage(GenTimelineOrder, "X/Y", changelog.StageGA, "1.22"), stage(GenTimelineOrder, "X and Y", changelog.StageGA, "1.24"), "1.22", "1.24", true, false},
 		{"a cloze: one per PR",
 			Provenance{Generator: GenCloze, Feature: "X", PRs: []int{5, 3}, SourceText: "Added X."},
