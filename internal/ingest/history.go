@@ -24,8 +24,11 @@ import (
 //     holds, or an earlier document of the batch, is shared
 //     (store.SharedEntry): matched by a PR number in common, or, for an
 //     entry without a PR, by its text with case, spacing and punctuation
-//     left out. It is not stored again and gives no question. An article
-//     is its author's own document and shares nothing.
+//     left out. It is not stored again, and the timeline and the
+//     generators read the document without it, as it is stored and as it
+//     is read back when generated again; the document is named among the
+//     sources of the questions on the entry that holds the note. An
+//     article is its author's own document and shares nothing.
 //   - History across releases. The timeline spans every stored document
 //     and the batch. Where the batch changes a feature's history (the
 //     stages it reached, in which release, by which PR), each stored
@@ -47,8 +50,6 @@ func (p *Pipeline) connect(ctx context.Context, b *Batch, stored []*changelog.Do
 	for _, in := range b.Inputs {
 		replaced[in.Document.Key] = true
 	}
-	markShared(b.Inputs, stored, replaced)
-
 	facts, err := p.db.GeneratedFacts(ctx)
 	if err != nil {
 		return err
@@ -66,6 +67,10 @@ func (p *Pipeline) connect(ctx context.Context, b *Batch, stored []*changelog.Do
 		if err != nil {
 			return err
 		}
+		shared, err := p.db.SharedEntries(ctx)
+		if err != nil {
+			return err
+		}
 		for _, d := range stored {
 			if replaced[d.Key] || !mentions(d, factsOf[d.Key], changed) {
 				continue
@@ -75,7 +80,7 @@ func (p *Pipeline) connect(ctx context.Context, b *Batch, stored []*changelog.Do
 				return fmt.Errorf("regenerate %s: the document's deck is not stored", d.Key)
 			}
 			b.Regenerated = append(b.Regenerated, store.ChangelogInput{
-				File: dd.File, Document: d, Deck: dd.Deck, Regenerated: true,
+				File: dd.File, Document: d, Deck: dd.Deck, Regenerated: true, Shared: shared[d.Key],
 				Generated: p.generate(d, tl, quizgen.Options{Language: dd.Deck.Language}),
 			})
 		}
@@ -140,9 +145,44 @@ func noteText(e *changelog.Entry) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// markShared sets the Shared entries of each input: those of its release's
+// shareNotes sets the Shared entries of each input: those of its release's
 // notes that a stored document (not one the batch replaces) or an earlier
-// input holds.
+// input holds. It returns each input's document as it will be stored:
+// without its shared entries.
+func shareNotes(inputs []store.ChangelogInput, stored []*changelog.Document) []Parsed {
+	replaced := map[string]bool{}
+	for _, in := range inputs {
+		replaced[in.Document.Key] = true
+	}
+	markShared(inputs, stored, replaced)
+	own := make([]Parsed, len(inputs))
+	for i, in := range inputs {
+		own[i] = Parsed{File: in.File, Document: withoutShared(in.Document, in.Shared)}
+	}
+	return own
+}
+
+// withoutShared is d without the shared entries: d itself when there are
+// none, else a copy.
+func withoutShared(d *changelog.Document, shared []store.SharedEntry) *changelog.Document {
+	if len(shared) == 0 {
+		return d
+	}
+	skip := make(map[string]bool, len(shared))
+	for _, sh := range shared {
+		skip[sh.Entry] = true
+	}
+	c := *d
+	c.Entries = make([]changelog.Entry, 0, len(d.Entries)-len(shared))
+	for _, e := range d.Entries {
+		if !skip[e.Key] {
+			c.Entries = append(c.Entries, e)
+		}
+	}
+	return &c
+}
+
+// markShared sets the Shared entries of each input.
 func markShared(inputs []store.ChangelogInput, stored []*changelog.Document, replaced map[string]bool) {
 	indexes := map[string]*noteIndex{}
 	index := func(d *changelog.Document) *noteIndex {
@@ -178,7 +218,7 @@ func markShared(inputs []store.ChangelogInput, stored []*changelog.Document, rep
 		for j := range in.Document.Entries {
 			e := &in.Document.Entries[j]
 			if r, ok := x.find(e); ok && r.doc != in.Document.Key {
-				in.Shared = append(in.Shared, store.SharedEntry{Entry: e.Key, Document: r.doc, Same: r.entry})
+				in.Shared = append(in.Shared, store.SharedEntry{Entry: e.Key, Document: r.doc, Same: r.entry, PRs: e.PRs})
 				continue
 			}
 			own = append(own, e)
@@ -337,6 +377,30 @@ func assignFacts(b *Batch, stored []*changelog.Document, factsOf map[string][]st
 			kept = append(kept, g)
 		}
 		in.Generated = kept
+	}
+
+	// A document that shares a note states the facts of the questions on
+	// the entry that holds it.
+	onEntry := map[noteRef][]owner{}
+	for _, doc := range order {
+		if in := generated[doc]; in != nil {
+			for _, g := range in.Generated {
+				r := noteRef{doc, g.Provenance.Entry}
+				onEntry[r] = append(onEntry[r], owner{doc, g.Question.ExtID})
+			}
+			continue
+		}
+		for _, f := range factsOf[doc] {
+			r := noteRef{doc, f.Provenance.Entry}
+			onEntry[r] = append(onEntry[r], owner{doc, f.ExtID})
+		}
+	}
+	for _, in := range generated {
+		for _, sh := range in.Shared {
+			for _, o := range onEntry[noteRef{sh.Document, sh.Same}] {
+				in.Sources = appendSource(in.Sources, store.FactSource{Document: o.doc, ExtID: o.extID, Entry: sh.Entry, PRs: sh.PRs, URL: sourceURL(sh.PRs)})
+			}
+		}
 	}
 }
 

@@ -283,6 +283,27 @@ func TestSameNotesBothOrders(t *testing.T) {
 				checkOneQuestionPerFact(t, db)
 				holders := checkOneDocumentPerPR(t, db)
 
+				// The first document's questions name the second among
+				// their sources.
+				firstKey := documentKeyOf(t, db, order[0].Name)
+				drafts, err := db.ListDrafts(context.Background(), store.DraftFilter{Document: firstKey})
+				if err != nil {
+					t.Fatal(err)
+				}
+				both := 0
+				for _, d := range drafts {
+					srcs, err := db.QuestionSources(context.Background(), d.ID)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if len(srcs) == 2 && srcs[0].Document == firstKey && srcs[1].Document == second.DocumentKey {
+						both++
+					}
+				}
+				if both < len(drafts)/2 {
+					t.Errorf("%d of %s's %d questions name both documents as sources", both, firstKey, len(drafts))
+				}
+
 				// Again: the second document changes nothing.
 				_, again := ingestAll(t, p, opt, order[1])
 				if tot := again.Results[0].Total(); again.Results[0].Document != store.Unchanged || tot.Added+tot.Updated+tot.Retired+tot.Proposed != 0 {

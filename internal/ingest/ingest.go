@@ -209,15 +209,20 @@ func (p *Pipeline) Generate(ctx context.Context, docs []Parsed, lang string, pro
 	if err != nil {
 		return Batch{}, err
 	}
-	tl, err := timeline(stored, docs)
+	b := Batch{Inputs: make([]store.ChangelogInput, len(docs))}
+	for i, d := range docs {
+		b.Inputs[i] = store.ChangelogInput{File: d.File, Document: d.Document, Deck: quizgen.Deck(d.Document, lang)}
+	}
+	// The timeline and the generators read each document as it will be
+	// stored: without the notes another document holds (history.go).
+	own := shareNotes(b.Inputs, stored)
+	tl, err := timeline(stored, own)
 	if err != nil {
 		return Batch{}, err
 	}
-	b := Batch{Inputs: make([]store.ChangelogInput, len(docs))}
-	for i, d := range docs {
+	for i, d := range own {
 		progress.report(StepGenerate, d.File, i, len(docs))
-		b.Inputs[i] = store.ChangelogInput{File: d.File, Document: d.Document, Deck: quizgen.Deck(d.Document, lang),
-			Generated: p.generate(d.Document, tl, quizgen.Options{Language: lang})}
+		b.Inputs[i].Generated = p.generate(d.Document, tl, quizgen.Options{Language: lang})
 	}
 	if err := p.connect(ctx, &b, stored, tl); err != nil {
 		return Batch{}, err

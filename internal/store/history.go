@@ -27,6 +27,9 @@ type SharedEntry struct {
 	Entry    string `json:"entry"`    // the entry's key in this document
 	Document string `json:"document"` // key of the document that stores the note
 	Same     string `json:"same"`     // the note's entry key there
+	// PRs are the entry's PRs. Stored, they are the document's entry's,
+	// whatever this says.
+	PRs []int `json:"prs,omitempty"`
 }
 
 // FactSource says that a document states the fact a generated question
@@ -71,6 +74,38 @@ func insertShared(ctx context.Context, tx *sql.Tx, docID int64, doc *changelog.D
 		}
 	}
 	return nil
+}
+
+// SharedEntries returns the shared entries of every stored document, by
+// document key, in entry order.
+func (db *DB) SharedEntries(ctx context.Context) (map[string][]SharedEntry, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT c.doc_key, s.entry_key, s.same_document, s.same_entry, s.prs
+		FROM changelog_shared_entries s JOIN changelog_documents c ON c.id = s.document_id ORDER BY c.id, s.entry_key`)
+	if err != nil {
+		return nil, fmt.Errorf("store: shared entries: %w", err)
+	}
+	defer rows.Close()
+	out := map[string][]SharedEntry{}
+	for rows.Next() {
+		var (
+			doc, prs string
+			sh       SharedEntry
+		)
+		if err := rows.Scan(&doc, &sh.Entry, &sh.Document, &sh.Same, &prs); err != nil {
+			return nil, fmt.Errorf("store: shared entries: %w", err)
+		}
+		if err := json.Unmarshal([]byte(prs), &sh.PRs); err != nil {
+			return nil, fmt.Errorf("store: shared entries: %s %s: %w", doc, sh.Entry, err)
+		}
+		if len(sh.PRs) == 0 {
+			sh.PRs = nil
+		}
+		out[doc] = append(out[doc], sh)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: shared entries: %w", err)
+	}
+	return out, nil
 }
 
 // writeSources replaces the facts an input's document states with its
