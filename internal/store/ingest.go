@@ -350,6 +350,9 @@ func ingestDocument(ctx context.Context, tx *sql.Tx, in ChangelogInput, opt Inge
 		return res, err
 	}
 	t := res.Total()
+	if in.Regenerated && t.Added+t.Updated+t.Proposed+t.Retired == 0 {
+		return res, nil // generated again to no change: nothing to record
+	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO import_runs (actor, kind, file_name, sha256, added, updated, unchanged, retired, at, upload_id)
 		VALUES (?, 'changelog', ?, ?, ?, ?, ?, ?, ?, ?)`, opt.Actor, in.File, doc.SHA256,
 		t.Added, t.Updated, t.Unchanged+t.KeptEdits+t.Proposed, t.Retired, now, nullString(opt.uploadID)); err != nil {
