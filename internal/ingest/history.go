@@ -39,12 +39,13 @@ import (
 //     first stored, then the batch's new ones in order. The first to ask a
 //     fact (quizgen.FactKey) keeps its question, in its deck; a later one
 //     generates none for it and is listed among the question's sources
-//     (store.FactSource). A question built on a shared entry is dropped
-//     the same way.
+//     (store.FactSource); so is a second question of one document on a
+//     fact it already asks (a note the CHANGELOG lists under two kinds).
 
-// connect finds the batch's shared entries, the stored documents to
-// generate again and which deck asks each fact; tl is the timeline of the
-// stored documents and the batch.
+// connect finds the stored documents to generate again and which deck asks
+// each fact, once the batch's shared entries are set (shareNotes) and its
+// questions generated; tl is the timeline of the stored documents and the
+// batch.
 func (p *Pipeline) connect(ctx context.Context, b *Batch, stored []*changelog.Document, tl *changelog.Timeline) error {
 	replaced := map[string]bool{}
 	for _, in := range b.Inputs {
