@@ -410,6 +410,8 @@ func FormatLabel(name string) string {
 		return "upstream CHANGELOG (SIG 別, 1.17 以前)"
 	case "article":
 		return "記事 (変更内容)"
+	case "release_notes_json":
+		return "リリースノート JSON (relnotes.k8s.io)"
 	}
 	return name
 }
@@ -447,7 +449,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<h1>変更履歴の取り込み</h1><p>upstream の CHANGELOG (markdown) か、リリースと SIG ごとの変更内容の記事 (テキスト) を選んでください。解析して問題を生成し、プレビューを表示します。保存した問題は下書きで、公開するまで学習者には出ません。</p>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<h1>変更履歴の取り込み</h1><p>upstream の CHANGELOG (markdown)、リリースノートの JSON (relnotes.k8s.io)、またはリリースと SIG ごとの変更内容の記事 (テキスト) を選んでください。解析して問題を生成し、プレビューを表示します。保存した問題は下書きで、公開するまで学習者には出ません。</p>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -459,7 +461,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 				var templ_7745c5c3_Var3 string
 				templ_7745c5c3_Var3, templ_7745c5c3_Err = templ.JoinStringErrs(notice)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 417, Col: 51}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 419, Col: 51}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var3))
 				if templ_7745c5c3_Err != nil {
@@ -482,7 +484,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 				var templ_7745c5c3_Var4 string
 				templ_7745c5c3_Var4, templ_7745c5c3_Err = templ.JoinStringErrs(errMsg)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 420, Col: 50}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 422, Col: 50}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var4))
 				if templ_7745c5c3_Err != nil {
@@ -508,20 +510,20 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 			var templ_7745c5c3_Var5 string
 			templ_7745c5c3_Var5, templ_7745c5c3_Err = templ.JoinStringErrs(limits.Text())
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 424, Col: 58}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 426, Col: 58}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var5))
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, ")</label> <input id=\"ingest-files\" type=\"file\" name=\"files\" accept=\".md,.markdown,.txt,text/plain,text/markdown\" multiple required><div class=\"grid\"><div><label for=\"ingest-release\">リリース</label> <input id=\"ingest-release\" name=\"release\" type=\"text\" value=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, ")</label> <input id=\"ingest-files\" type=\"file\" name=\"files\" accept=\".md,.markdown,.txt,.json,text/plain,text/markdown,application/json\" multiple required><div class=\"grid\"><div><label for=\"ingest-release\">リリース</label> <input id=\"ingest-release\" name=\"release\" type=\"text\" value=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var6 string
 			templ_7745c5c3_Var6, templ_7745c5c3_Err = templruntime.NewAttributeExpression(o.Release).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 429, Col: 76}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 431, Col: 76}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var6)
 			if templ_7745c5c3_Err != nil {
@@ -534,7 +536,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 			var templ_7745c5c3_Var7 string
 			templ_7745c5c3_Var7, templ_7745c5c3_Err = templruntime.NewAttributeExpression(o.SIG).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 433, Col: 64}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 435, Col: 64}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var7)
 			if templ_7745c5c3_Err != nil {
@@ -554,7 +556,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			for _, f := range []string{"upstream", "upstream_by_sig", "article"} {
+			for _, f := range []string{"upstream", "upstream_by_sig", "release_notes_json", "article"} {
 				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "<option value=\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
@@ -562,7 +564,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 				var templ_7745c5c3_Var8 string
 				templ_7745c5c3_Var8, templ_7745c5c3_Err = templruntime.NewAttributeExpression(f).Resolve(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 441, Col: 24}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 443, Col: 24}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var8)
 				if templ_7745c5c3_Err != nil {
@@ -585,7 +587,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 				var templ_7745c5c3_Var9 string
 				templ_7745c5c3_Var9, templ_7745c5c3_Err = templ.JoinStringErrs(FormatLabel(f))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 441, Col: 71}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 443, Col: 71}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var9))
 				if templ_7745c5c3_Err != nil {
@@ -638,7 +640,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 					var templ_7745c5c3_Var10 string
 					templ_7745c5c3_Var10, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(d.URL)).ResolveURL(ctx)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 467, Col: 42}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 469, Col: 42}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var10)
 					if templ_7745c5c3_Err != nil {
@@ -651,7 +653,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 					var templ_7745c5c3_Var11 string
 					templ_7745c5c3_Var11, templ_7745c5c3_Err = templ.JoinStringErrs(docTitle(d.Title, d.Key))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 467, Col: 71}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 469, Col: 71}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var11))
 					if templ_7745c5c3_Err != nil {
@@ -664,7 +666,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 					var templ_7745c5c3_Var12 string
 					templ_7745c5c3_Var12, templ_7745c5c3_Err = templ.JoinStringErrs(d.Key)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 467, Col: 106}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 469, Col: 106}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var12))
 					if templ_7745c5c3_Err != nil {
@@ -677,7 +679,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 					var templ_7745c5c3_Var13 string
 					templ_7745c5c3_Var13, templ_7745c5c3_Err = templ.JoinStringErrs(d.DeckTitle)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 468, Col: 25}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 470, Col: 25}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var13))
 					if templ_7745c5c3_Err != nil {
@@ -690,7 +692,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 					var templ_7745c5c3_Var14 string
 					templ_7745c5c3_Var14, templ_7745c5c3_Err = templ.JoinStringErrs(d.DeckSlug)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 468, Col: 62}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 470, Col: 62}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var14))
 					if templ_7745c5c3_Err != nil {
@@ -703,7 +705,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 					var templ_7745c5c3_Var15 string
 					templ_7745c5c3_Var15, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(d.Entries))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 469, Col: 37}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 471, Col: 37}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var15))
 					if templ_7745c5c3_Err != nil {
@@ -716,7 +718,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 					var templ_7745c5c3_Var16 string
 					templ_7745c5c3_Var16, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(d.Stages))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 470, Col: 36}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 472, Col: 36}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var16))
 					if templ_7745c5c3_Err != nil {
@@ -729,7 +731,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 					var templ_7745c5c3_Var17 string
 					templ_7745c5c3_Var17, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(d.Drafts))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 471, Col: 36}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 473, Col: 36}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var17))
 					if templ_7745c5c3_Err != nil {
@@ -742,7 +744,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 					var templ_7745c5c3_Var18 string
 					templ_7745c5c3_Var18, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(d.Published))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 472, Col: 39}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 474, Col: 39}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var18))
 					if templ_7745c5c3_Err != nil {
@@ -755,7 +757,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 					var templ_7745c5c3_Var19 string
 					templ_7745c5c3_Var19, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(d.Retired))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 473, Col: 37}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 475, Col: 37}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var19))
 					if templ_7745c5c3_Err != nil {
@@ -768,7 +770,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 					var templ_7745c5c3_Var20 string
 					templ_7745c5c3_Var20, templ_7745c5c3_Err = templ.JoinStringErrs(d.UpdatedAt)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 474, Col: 25}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 476, Col: 25}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var20))
 					if templ_7745c5c3_Err != nil {
@@ -801,7 +803,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 					var templ_7745c5c3_Var21 string
 					templ_7745c5c3_Var21, templ_7745c5c3_Err = templ.JoinStringErrs(r.At)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 491, Col: 18}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 493, Col: 18}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var21))
 					if templ_7745c5c3_Err != nil {
@@ -814,7 +816,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 					var templ_7745c5c3_Var22 string
 					templ_7745c5c3_Var22, templ_7745c5c3_Err = templ.JoinStringErrs(r.Actor)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 492, Col: 21}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 494, Col: 21}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var22))
 					if templ_7745c5c3_Err != nil {
@@ -827,7 +829,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 					var templ_7745c5c3_Var23 string
 					templ_7745c5c3_Var23, templ_7745c5c3_Err = templruntime.NewAttributeExpression("sha256 " + r.SHA256).Resolve(ctx)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 493, Col: 40}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 495, Col: 40}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var23)
 					if templ_7745c5c3_Err != nil {
@@ -840,7 +842,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 					var templ_7745c5c3_Var24 string
 					templ_7745c5c3_Var24, templ_7745c5c3_Err = templ.JoinStringErrs(r.File)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 493, Col: 51}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 495, Col: 51}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var24))
 					if templ_7745c5c3_Err != nil {
@@ -853,7 +855,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 					var templ_7745c5c3_Var25 string
 					templ_7745c5c3_Var25, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(r.Added))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 494, Col: 35}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 496, Col: 35}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var25))
 					if templ_7745c5c3_Err != nil {
@@ -866,7 +868,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 					var templ_7745c5c3_Var26 string
 					templ_7745c5c3_Var26, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(r.Updated))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 495, Col: 37}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 497, Col: 37}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var26))
 					if templ_7745c5c3_Err != nil {
@@ -879,7 +881,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 					var templ_7745c5c3_Var27 string
 					templ_7745c5c3_Var27, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(r.Unchanged))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 496, Col: 39}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 498, Col: 39}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var27))
 					if templ_7745c5c3_Err != nil {
@@ -892,7 +894,7 @@ func AdminIngest(p Page, limits UploadLimits, o IngestOptions, docs []IngestDocu
 					var templ_7745c5c3_Var28 string
 					templ_7745c5c3_Var28, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(r.Retired))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 497, Col: 37}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 499, Col: 37}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var28))
 					if templ_7745c5c3_Err != nil {
@@ -1000,7 +1002,7 @@ func IngestProgressFragment(pr IngestProgress) templ.Component {
 		var templ_7745c5c3_Var32 string
 		templ_7745c5c3_Var32, templ_7745c5c3_Err = templruntime.NewAttributeExpression(pr.StatusURL).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 526, Col: 48}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 528, Col: 48}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var32)
 		if templ_7745c5c3_Err != nil {
@@ -1013,7 +1015,7 @@ func IngestProgressFragment(pr IngestProgress) templ.Component {
 		var templ_7745c5c3_Var33 string
 		templ_7745c5c3_Var33, templ_7745c5c3_Err = templ.JoinStringErrs(pr.Step)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 527, Col: 14}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 529, Col: 14}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var33))
 		if templ_7745c5c3_Err != nil {
@@ -1026,7 +1028,7 @@ func IngestProgressFragment(pr IngestProgress) templ.Component {
 		var templ_7745c5c3_Var34 string
 		templ_7745c5c3_Var34, templ_7745c5c3_Err = templruntime.NewAttributeExpression(strconv.Itoa(pr.Done)).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 528, Col: 41}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 530, Col: 41}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var34)
 		if templ_7745c5c3_Err != nil {
@@ -1039,7 +1041,7 @@ func IngestProgressFragment(pr IngestProgress) templ.Component {
 		var templ_7745c5c3_Var35 string
 		templ_7745c5c3_Var35, templ_7745c5c3_Err = templruntime.NewAttributeExpression(strconv.Itoa(max(pr.Total, 1))).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 528, Col: 80}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 530, Col: 80}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var35)
 		if templ_7745c5c3_Err != nil {
@@ -1052,7 +1054,7 @@ func IngestProgressFragment(pr IngestProgress) templ.Component {
 		var templ_7745c5c3_Var36 string
 		templ_7745c5c3_Var36, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(pr.PageURL)).ResolveURL(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 529, Col: 40}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 531, Col: 40}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var36)
 		if templ_7745c5c3_Err != nil {
@@ -1090,7 +1092,7 @@ func ingestOptionFields(o IngestOptions) templ.Component {
 		var templ_7745c5c3_Var38 string
 		templ_7745c5c3_Var38, templ_7745c5c3_Err = templruntime.NewAttributeExpression(o.Release).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 534, Col: 54}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 536, Col: 54}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var38)
 		if templ_7745c5c3_Err != nil {
@@ -1103,7 +1105,7 @@ func ingestOptionFields(o IngestOptions) templ.Component {
 		var templ_7745c5c3_Var39 string
 		templ_7745c5c3_Var39, templ_7745c5c3_Err = templruntime.NewAttributeExpression(o.SIG).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 535, Col: 46}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 537, Col: 46}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var39)
 		if templ_7745c5c3_Err != nil {
@@ -1116,7 +1118,7 @@ func ingestOptionFields(o IngestOptions) templ.Component {
 		var templ_7745c5c3_Var40 string
 		templ_7745c5c3_Var40, templ_7745c5c3_Err = templruntime.NewAttributeExpression(o.Format).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 536, Col: 52}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 538, Col: 52}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var40)
 		if templ_7745c5c3_Err != nil {
@@ -1129,7 +1131,7 @@ func ingestOptionFields(o IngestOptions) templ.Component {
 		var templ_7745c5c3_Var41 string
 		templ_7745c5c3_Var41, templ_7745c5c3_Err = templruntime.NewAttributeExpression(o.Lang).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 537, Col: 48}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 539, Col: 48}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var41)
 		if templ_7745c5c3_Err != nil {
@@ -1199,7 +1201,7 @@ func AdminIngestPreview(p Page, pv IngestPreview) templ.Component {
 					var templ_7745c5c3_Var44 string
 					templ_7745c5c3_Var44, templ_7745c5c3_Err = templ.JoinStringErrs(pr.File)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 552, Col: 27}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 554, Col: 27}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var44))
 					if templ_7745c5c3_Err != nil {
@@ -1212,7 +1214,7 @@ func AdminIngestPreview(p Page, pv IngestPreview) templ.Component {
 					var templ_7745c5c3_Var45 string
 					templ_7745c5c3_Var45, templ_7745c5c3_Err = templ.JoinStringErrs(pr.Msg)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 552, Col: 48}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 554, Col: 48}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var45))
 					if templ_7745c5c3_Err != nil {
@@ -1225,7 +1227,7 @@ func AdminIngestPreview(p Page, pv IngestPreview) templ.Component {
 					var templ_7745c5c3_Var46 string
 					templ_7745c5c3_Var46, templ_7745c5c3_Err = templ.JoinStringErrs(pr.Detail)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 552, Col: 83}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 554, Col: 83}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var46))
 					if templ_7745c5c3_Err != nil {
@@ -1243,7 +1245,7 @@ func AdminIngestPreview(p Page, pv IngestPreview) templ.Component {
 				var templ_7745c5c3_Var47 string
 				templ_7745c5c3_Var47, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(pv.CancelURL)).ResolveURL(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 556, Col: 59}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 558, Col: 59}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var47)
 				if templ_7745c5c3_Err != nil {
@@ -1279,7 +1281,7 @@ func AdminIngestPreview(p Page, pv IngestPreview) templ.Component {
 				var templ_7745c5c3_Var48 string
 				templ_7745c5c3_Var48, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(pv.ApplyURL)).ResolveURL(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 566, Col: 59}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 568, Col: 59}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var48)
 				if templ_7745c5c3_Err != nil {
@@ -1304,7 +1306,7 @@ func AdminIngestPreview(p Page, pv IngestPreview) templ.Component {
 				var templ_7745c5c3_Var49 string
 				templ_7745c5c3_Var49, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(pv.CancelURL)).ResolveURL(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 571, Col: 60}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 573, Col: 60}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var49)
 				if templ_7745c5c3_Err != nil {
@@ -1357,7 +1359,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 		var templ_7745c5c3_Var51 string
 		templ_7745c5c3_Var51, templ_7745c5c3_Err = templ.JoinStringErrs(docTitle(d.Title, d.Key))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 582, Col: 32}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 584, Col: 32}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var51))
 		if templ_7745c5c3_Err != nil {
@@ -1370,7 +1372,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 		var templ_7745c5c3_Var52 string
 		templ_7745c5c3_Var52, templ_7745c5c3_Err = templ.JoinStringErrs(d.File)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 584, Col: 32}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 586, Col: 32}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var52))
 		if templ_7745c5c3_Err != nil {
@@ -1383,7 +1385,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 		var templ_7745c5c3_Var53 string
 		templ_7745c5c3_Var53, templ_7745c5c3_Err = templ.JoinStringErrs(d.Key)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 584, Col: 45}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 586, Col: 45}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var53))
 		if templ_7745c5c3_Err != nil {
@@ -1396,7 +1398,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 		var templ_7745c5c3_Var54 string
 		templ_7745c5c3_Var54, templ_7745c5c3_Err = templ.JoinStringErrs(FormatLabel(d.Format))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 584, Col: 74}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 586, Col: 74}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var54))
 		if templ_7745c5c3_Err != nil {
@@ -1409,7 +1411,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 		var templ_7745c5c3_Var55 string
 		templ_7745c5c3_Var55, templ_7745c5c3_Err = templ.JoinStringErrs(outcomeLabel(d.Outcome))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 584, Col: 113}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 586, Col: 113}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var55))
 		if templ_7745c5c3_Err != nil {
@@ -1422,7 +1424,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 		var templ_7745c5c3_Var56 string
 		templ_7745c5c3_Var56, templ_7745c5c3_Err = templ.JoinStringErrs(d.DeckTitle)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 586, Col: 27}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 588, Col: 27}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var56))
 		if templ_7745c5c3_Err != nil {
@@ -1435,7 +1437,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 		var templ_7745c5c3_Var57 string
 		templ_7745c5c3_Var57, templ_7745c5c3_Err = templ.JoinStringErrs(d.DeckSlug)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 586, Col: 64}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 588, Col: 64}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var57))
 		if templ_7745c5c3_Err != nil {
@@ -1458,7 +1460,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 		var templ_7745c5c3_Var58 string
 		templ_7745c5c3_Var58, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(d.Entries))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 591, Col: 45}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 593, Col: 45}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var58))
 		if templ_7745c5c3_Err != nil {
@@ -1476,7 +1478,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 			var templ_7745c5c3_Var59 string
 			templ_7745c5c3_Var59, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(d.OtherSIGs))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 593, Col: 101}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 595, Col: 101}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var59))
 			if templ_7745c5c3_Err != nil {
@@ -1495,7 +1497,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 			var templ_7745c5c3_Var60 string
 			templ_7745c5c3_Var60, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(d.Unlabelled))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 596, Col: 86}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 598, Col: 86}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var60))
 			if templ_7745c5c3_Err != nil {
@@ -1508,7 +1510,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 			var templ_7745c5c3_Var61 string
 			templ_7745c5c3_Var61, templ_7745c5c3_Err = templ.JoinStringErrs(d.SIG)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 596, Col: 109}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 598, Col: 109}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var61))
 			if templ_7745c5c3_Err != nil {
@@ -1531,7 +1533,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 			var templ_7745c5c3_Var62 string
 			templ_7745c5c3_Var62, templ_7745c5c3_Err = templ.JoinStringErrs(kindLabel(k.Name))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 602, Col: 32}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 604, Col: 32}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var62))
 			if templ_7745c5c3_Err != nil {
@@ -1544,7 +1546,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 			var templ_7745c5c3_Var63 string
 			templ_7745c5c3_Var63, templ_7745c5c3_Err = templ.JoinStringErrs(k.Name)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 602, Col: 64}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 604, Col: 64}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var63))
 			if templ_7745c5c3_Err != nil {
@@ -1557,7 +1559,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 			var templ_7745c5c3_Var64 string
 			templ_7745c5c3_Var64, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(k.N))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 602, Col: 102}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 604, Col: 102}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var64))
 			if templ_7745c5c3_Err != nil {
@@ -1585,7 +1587,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 		var templ_7745c5c3_Var65 string
 		templ_7745c5c3_Var65, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(len(d.Stages)))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 607, Col: 70}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 609, Col: 70}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var65))
 		if templ_7745c5c3_Err != nil {
@@ -1603,7 +1605,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 			var templ_7745c5c3_Var66 string
 			templ_7745c5c3_Var66, templ_7745c5c3_Err = templ.JoinStringErrs(s.Feature)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 614, Col: 23}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 616, Col: 23}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var66))
 			if templ_7745c5c3_Err != nil {
@@ -1616,7 +1618,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 			var templ_7745c5c3_Var67 string
 			templ_7745c5c3_Var67, templ_7745c5c3_Err = templ.JoinStringErrs(stageLabel(s.Stage))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 615, Col: 33}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 617, Col: 33}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var67))
 			if templ_7745c5c3_Err != nil {
@@ -1629,7 +1631,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 			var templ_7745c5c3_Var68 string
 			templ_7745c5c3_Var68, templ_7745c5c3_Err = templ.JoinStringErrs(s.Release)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 616, Col: 23}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 618, Col: 23}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var68))
 			if templ_7745c5c3_Err != nil {
@@ -1647,7 +1649,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 				var templ_7745c5c3_Var69 string
 				templ_7745c5c3_Var69, templ_7745c5c3_Err = templruntime.NewAttributeExpression(prURL(s.PR)).ResolveURL(ctx)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 619, Col: 31}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 621, Col: 31}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var69)
 				if templ_7745c5c3_Err != nil {
@@ -1660,7 +1662,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 				var templ_7745c5c3_Var70 string
 				templ_7745c5c3_Var70, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(s.PR))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 619, Col: 55}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 621, Col: 55}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var70))
 				if templ_7745c5c3_Err != nil {
@@ -1678,7 +1680,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 			var templ_7745c5c3_Var71 string
 			templ_7745c5c3_Var71, templ_7745c5c3_Err = templ.JoinStringErrs(s.Evidence)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 622, Col: 31}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 624, Col: 31}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var71))
 			if templ_7745c5c3_Err != nil {
@@ -1711,7 +1713,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 				var templ_7745c5c3_Var72 string
 				templ_7745c5c3_Var72, templ_7745c5c3_Err = templ.JoinStringErrs(generatorLabel(g.Name))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 638, Col: 35}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 640, Col: 35}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var72))
 				if templ_7745c5c3_Err != nil {
@@ -1724,7 +1726,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 				var templ_7745c5c3_Var73 string
 				templ_7745c5c3_Var73, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(g.Added))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 639, Col: 34}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 641, Col: 34}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var73))
 				if templ_7745c5c3_Err != nil {
@@ -1737,7 +1739,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 				var templ_7745c5c3_Var74 string
 				templ_7745c5c3_Var74, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(g.Updated))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 640, Col: 36}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 642, Col: 36}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var74))
 				if templ_7745c5c3_Err != nil {
@@ -1750,7 +1752,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 				var templ_7745c5c3_Var75 string
 				templ_7745c5c3_Var75, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(g.Unchanged))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 641, Col: 38}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 643, Col: 38}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var75))
 				if templ_7745c5c3_Err != nil {
@@ -1763,7 +1765,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 				var templ_7745c5c3_Var76 string
 				templ_7745c5c3_Var76, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(g.KeptEdits))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 642, Col: 38}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 644, Col: 38}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var76))
 				if templ_7745c5c3_Err != nil {
@@ -1776,7 +1778,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 				var templ_7745c5c3_Var77 string
 				templ_7745c5c3_Var77, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(g.Retired))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 643, Col: 36}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 645, Col: 36}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var77))
 				if templ_7745c5c3_Err != nil {
@@ -1799,7 +1801,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 				var templ_7745c5c3_Var78 string
 				templ_7745c5c3_Var78, templ_7745c5c3_Err = templ.JoinStringErrs(generatorLabel(grp.Name))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 650, Col: 40}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 652, Col: 40}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var78))
 				if templ_7745c5c3_Err != nil {
@@ -1812,7 +1814,7 @@ func ingestPreviewDoc(d IngestPreviewDoc) templ.Component {
 				var templ_7745c5c3_Var79 string
 				templ_7745c5c3_Var79, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(len(grp.Questions)))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 650, Col: 78}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 652, Col: 78}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var79))
 				if templ_7745c5c3_Err != nil {
@@ -1868,7 +1870,7 @@ func ingestQuestion(q IngestQuestion, form string) templ.Component {
 		var templ_7745c5c3_Var81 string
 		templ_7745c5c3_Var81, templ_7745c5c3_Err = templruntime.NewAttributeExpression("question-" + q.ExtID).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 663, Col: 60}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 665, Col: 60}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var81)
 		if templ_7745c5c3_Err != nil {
@@ -1886,7 +1888,7 @@ func ingestQuestion(q IngestQuestion, form string) templ.Component {
 			var templ_7745c5c3_Var82 string
 			templ_7745c5c3_Var82, templ_7745c5c3_Err = templruntime.NewAttributeExpression("select-" + strconv.FormatInt(q.ID, 10)).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 668, Col: 58}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 670, Col: 58}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var82)
 			if templ_7745c5c3_Err != nil {
@@ -1899,7 +1901,7 @@ func ingestQuestion(q IngestQuestion, form string) templ.Component {
 			var templ_7745c5c3_Var83 string
 			templ_7745c5c3_Var83, templ_7745c5c3_Err = templruntime.NewAttributeExpression("select-" + strconv.FormatInt(q.ID, 10)).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 669, Col: 74}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 671, Col: 74}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var83)
 			if templ_7745c5c3_Err != nil {
@@ -1912,7 +1914,7 @@ func ingestQuestion(q IngestQuestion, form string) templ.Component {
 			var templ_7745c5c3_Var84 string
 			templ_7745c5c3_Var84, templ_7745c5c3_Err = templruntime.NewAttributeExpression(strconv.FormatInt(q.ID, 10)).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 669, Col: 123}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 671, Col: 123}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var84)
 			if templ_7745c5c3_Err != nil {
@@ -1925,7 +1927,7 @@ func ingestQuestion(q IngestQuestion, form string) templ.Component {
 			var templ_7745c5c3_Var85 string
 			templ_7745c5c3_Var85, templ_7745c5c3_Err = templruntime.NewAttributeExpression(form).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 669, Col: 137}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 671, Col: 137}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var85)
 			if templ_7745c5c3_Err != nil {
@@ -1938,7 +1940,7 @@ func ingestQuestion(q IngestQuestion, form string) templ.Component {
 			var templ_7745c5c3_Var86 string
 			templ_7745c5c3_Var86, templ_7745c5c3_Err = templruntime.NewAttributeExpression("prompt-" + q.ExtID).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 669, Col: 178}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 671, Col: 178}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var86)
 			if templ_7745c5c3_Err != nil {
@@ -1951,7 +1953,7 @@ func ingestQuestion(q IngestQuestion, form string) templ.Component {
 			var templ_7745c5c3_Var87 string
 			templ_7745c5c3_Var87, templ_7745c5c3_Err = templ.JoinStringErrs(q.ExtID)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 670, Col: 54}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 672, Col: 54}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var87))
 			if templ_7745c5c3_Err != nil {
@@ -1969,7 +1971,7 @@ func ingestQuestion(q IngestQuestion, form string) templ.Component {
 		var templ_7745c5c3_Var88 string
 		templ_7745c5c3_Var88, templ_7745c5c3_Err = templ.JoinStringErrs(typeLabel(q.Type))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 674, Col: 25}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 676, Col: 25}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var88))
 		if templ_7745c5c3_Err != nil {
@@ -1982,7 +1984,7 @@ func ingestQuestion(q IngestQuestion, form string) templ.Component {
 		var templ_7745c5c3_Var89 string
 		templ_7745c5c3_Var89, templ_7745c5c3_Err = templ.JoinStringErrs(generatorLabel(q.Generator))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 674, Col: 60}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 676, Col: 60}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var89))
 		if templ_7745c5c3_Err != nil {
@@ -2000,7 +2002,7 @@ func ingestQuestion(q IngestQuestion, form string) templ.Component {
 			var templ_7745c5c3_Var90 string
 			templ_7745c5c3_Var90, templ_7745c5c3_Err = templ.JoinStringErrs(statusLabel(q.Status))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 676, Col: 33}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 678, Col: 33}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var90))
 			if templ_7745c5c3_Err != nil {
@@ -2019,7 +2021,7 @@ func ingestQuestion(q IngestQuestion, form string) templ.Component {
 			var templ_7745c5c3_Var91 string
 			templ_7745c5c3_Var91, templ_7745c5c3_Err = templ.JoinStringErrs(outcomeLabel(q.Outcome))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 679, Col: 35}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 681, Col: 35}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var91))
 			if templ_7745c5c3_Err != nil {
@@ -2043,7 +2045,7 @@ func ingestQuestion(q IngestQuestion, form string) templ.Component {
 		var templ_7745c5c3_Var92 string
 		templ_7745c5c3_Var92, templ_7745c5c3_Err = templruntime.NewAttributeExpression("prompt-" + q.ExtID).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 686, Col: 31}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 688, Col: 31}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var92)
 		if templ_7745c5c3_Err != nil {
@@ -2056,7 +2058,7 @@ func ingestQuestion(q IngestQuestion, form string) templ.Component {
 		var templ_7745c5c3_Var93 string
 		templ_7745c5c3_Var93, templ_7745c5c3_Err = templ.JoinStringErrs(q.Prompt)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 686, Col: 52}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 688, Col: 52}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var93))
 		if templ_7745c5c3_Err != nil {
@@ -2079,7 +2081,7 @@ func ingestQuestion(q IngestQuestion, form string) templ.Component {
 				var templ_7745c5c3_Var94 string
 				templ_7745c5c3_Var94, templ_7745c5c3_Err = templ.JoinStringErrs(ch)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 690, Col: 15}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 692, Col: 15}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var94))
 				if templ_7745c5c3_Err != nil {
@@ -2102,7 +2104,7 @@ func ingestQuestion(q IngestQuestion, form string) templ.Component {
 		var templ_7745c5c3_Var95 string
 		templ_7745c5c3_Var95, templ_7745c5c3_Err = templ.JoinStringErrs(q.Answer)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 694, Col: 31}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 696, Col: 31}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var95))
 		if templ_7745c5c3_Err != nil {
@@ -2115,7 +2117,7 @@ func ingestQuestion(q IngestQuestion, form string) templ.Component {
 		var templ_7745c5c3_Var96 string
 		templ_7745c5c3_Var96, templ_7745c5c3_Err = templ.JoinStringErrs(q.Explanation)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 695, Col: 29}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 697, Col: 29}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var96))
 		if templ_7745c5c3_Err != nil {
@@ -2133,7 +2135,7 @@ func ingestQuestion(q IngestQuestion, form string) templ.Component {
 			var templ_7745c5c3_Var97 string
 			templ_7745c5c3_Var97, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(q.EditURL)).ResolveURL(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 697, Col: 42}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 699, Col: 42}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var97)
 			if templ_7745c5c3_Err != nil {
@@ -2146,7 +2148,7 @@ func ingestQuestion(q IngestQuestion, form string) templ.Component {
 			var templ_7745c5c3_Var98 string
 			templ_7745c5c3_Var98, templ_7745c5c3_Err = templruntime.NewAttributeExpression("prompt-" + q.ExtID).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 697, Col: 83}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 699, Col: 83}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var98)
 			if templ_7745c5c3_Err != nil {
@@ -2159,7 +2161,7 @@ func ingestQuestion(q IngestQuestion, form string) templ.Component {
 			var templ_7745c5c3_Var99 string
 			templ_7745c5c3_Var99, templ_7745c5c3_Err = templ.JoinStringErrs(q.ExtID)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 697, Col: 142}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 699, Col: 142}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var99))
 			if templ_7745c5c3_Err != nil {
@@ -2177,7 +2179,7 @@ func ingestQuestion(q IngestQuestion, form string) templ.Component {
 		var templ_7745c5c3_Var100 string
 		templ_7745c5c3_Var100, templ_7745c5c3_Err = templ.JoinStringErrs(q.SourceText)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 701, Col: 25}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 703, Col: 25}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var100))
 		if templ_7745c5c3_Err != nil {
@@ -2195,7 +2197,7 @@ func ingestQuestion(q IngestQuestion, form string) templ.Component {
 			var templ_7745c5c3_Var101 string
 			templ_7745c5c3_Var101, templ_7745c5c3_Err = templruntime.NewAttributeExpression(prURL(pr)).ResolveURL(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 704, Col: 24}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 706, Col: 24}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var101)
 			if templ_7745c5c3_Err != nil {
@@ -2208,7 +2210,7 @@ func ingestQuestion(q IngestQuestion, form string) templ.Component {
 			var templ_7745c5c3_Var102 string
 			templ_7745c5c3_Var102, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(pr))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 704, Col: 46}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 706, Col: 46}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var102))
 			if templ_7745c5c3_Err != nil {
@@ -2263,7 +2265,7 @@ func AdminIngestDocument(p Page, d IngestDocumentPage) templ.Component {
 			var templ_7745c5c3_Var105 string
 			templ_7745c5c3_Var105, templ_7745c5c3_Err = templ.JoinStringErrs(docTitle(d.Doc.Title, d.Doc.Key))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 714, Col: 40}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 716, Col: 40}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var105))
 			if templ_7745c5c3_Err != nil {
@@ -2276,7 +2278,7 @@ func AdminIngestDocument(p Page, d IngestDocumentPage) templ.Component {
 			var templ_7745c5c3_Var106 string
 			templ_7745c5c3_Var106, templ_7745c5c3_Err = templ.JoinStringErrs(d.Doc.Key)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 716, Col: 35}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 718, Col: 35}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var106))
 			if templ_7745c5c3_Err != nil {
@@ -2289,7 +2291,7 @@ func AdminIngestDocument(p Page, d IngestDocumentPage) templ.Component {
 			var templ_7745c5c3_Var107 string
 			templ_7745c5c3_Var107, templ_7745c5c3_Err = templ.JoinStringErrs(FormatLabel(d.Doc.Format))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 716, Col: 68}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 718, Col: 68}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var107))
 			if templ_7745c5c3_Err != nil {
@@ -2302,7 +2304,7 @@ func AdminIngestDocument(p Page, d IngestDocumentPage) templ.Component {
 			var templ_7745c5c3_Var108 string
 			templ_7745c5c3_Var108, templ_7745c5c3_Err = templ.JoinStringErrs(d.Doc.File)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 716, Col: 86}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 718, Col: 86}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var108))
 			if templ_7745c5c3_Err != nil {
@@ -2315,7 +2317,7 @@ func AdminIngestDocument(p Page, d IngestDocumentPage) templ.Component {
 			var templ_7745c5c3_Var109 string
 			templ_7745c5c3_Var109, templ_7745c5c3_Err = templ.JoinStringErrs(d.Doc.UpdatedAt)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 716, Col: 116}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 718, Col: 116}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var109))
 			if templ_7745c5c3_Err != nil {
@@ -2328,7 +2330,7 @@ func AdminIngestDocument(p Page, d IngestDocumentPage) templ.Component {
 			var templ_7745c5c3_Var110 string
 			templ_7745c5c3_Var110, templ_7745c5c3_Err = templ.JoinStringErrs(d.Doc.DeckTitle)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 718, Col: 31}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 720, Col: 31}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var110))
 			if templ_7745c5c3_Err != nil {
@@ -2341,7 +2343,7 @@ func AdminIngestDocument(p Page, d IngestDocumentPage) templ.Component {
 			var templ_7745c5c3_Var111 string
 			templ_7745c5c3_Var111, templ_7745c5c3_Err = templ.JoinStringErrs(d.Doc.DeckSlug)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 718, Col: 72}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 720, Col: 72}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var111))
 			if templ_7745c5c3_Err != nil {
@@ -2354,7 +2356,7 @@ func AdminIngestDocument(p Page, d IngestDocumentPage) templ.Component {
 			var templ_7745c5c3_Var112 string
 			templ_7745c5c3_Var112, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(d.Doc.Entries))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 719, Col: 45}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 721, Col: 45}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var112))
 			if templ_7745c5c3_Err != nil {
@@ -2367,7 +2369,7 @@ func AdminIngestDocument(p Page, d IngestDocumentPage) templ.Component {
 			var templ_7745c5c3_Var113 string
 			templ_7745c5c3_Var113, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(d.Doc.Stages))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 719, Col: 99}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 721, Col: 99}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var113))
 			if templ_7745c5c3_Err != nil {
@@ -2385,7 +2387,7 @@ func AdminIngestDocument(p Page, d IngestDocumentPage) templ.Component {
 				var templ_7745c5c3_Var114 string
 				templ_7745c5c3_Var114, templ_7745c5c3_Err = templ.JoinStringErrs(d.Notice)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 722, Col: 53}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 724, Col: 53}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var114))
 				if templ_7745c5c3_Err != nil {
@@ -2408,7 +2410,7 @@ func AdminIngestDocument(p Page, d IngestDocumentPage) templ.Component {
 				var templ_7745c5c3_Var115 string
 				templ_7745c5c3_Var115, templ_7745c5c3_Err = templ.JoinStringErrs(d.Problem)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 725, Col: 49}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 727, Col: 49}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var115))
 				if templ_7745c5c3_Err != nil {
@@ -2426,7 +2428,7 @@ func AdminIngestDocument(p Page, d IngestDocumentPage) templ.Component {
 			var templ_7745c5c3_Var116 string
 			templ_7745c5c3_Var116, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(d.PublishURL)).ResolveURL(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 727, Col: 77}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 729, Col: 77}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var116)
 			if templ_7745c5c3_Err != nil {
@@ -2447,7 +2449,7 @@ func AdminIngestDocument(p Page, d IngestDocumentPage) templ.Component {
 			var templ_7745c5c3_Var117 string
 			templ_7745c5c3_Var117, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(d.RetireURL)).ResolveURL(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 731, Col: 111}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 733, Col: 111}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var117)
 			if templ_7745c5c3_Err != nil {
@@ -2525,7 +2527,7 @@ func allForm(p Page, action, id string, qs []IngestQuestion, confirm, button str
 		var templ_7745c5c3_Var119 string
 		templ_7745c5c3_Var119, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(action)).ResolveURL(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 751, Col: 51}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 753, Col: 51}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var119)
 		if templ_7745c5c3_Err != nil {
@@ -2551,7 +2553,7 @@ func allForm(p Page, action, id string, qs []IngestQuestion, confirm, button str
 			var templ_7745c5c3_Var120 string
 			templ_7745c5c3_Var120, templ_7745c5c3_Err = templruntime.NewAttributeExpression(strconv.FormatInt(q.ID, 10)).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 755, Col: 70}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 757, Col: 70}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var120)
 			if templ_7745c5c3_Err != nil {
@@ -2569,7 +2571,7 @@ func allForm(p Page, action, id string, qs []IngestQuestion, confirm, button str
 		var templ_7745c5c3_Var121 string
 		templ_7745c5c3_Var121, templ_7745c5c3_Err = templruntime.NewAttributeExpression("ingest-" + id + "-confirm").Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 757, Col: 57}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 759, Col: 57}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var121)
 		if templ_7745c5c3_Err != nil {
@@ -2582,7 +2584,7 @@ func allForm(p Page, action, id string, qs []IngestQuestion, confirm, button str
 		var templ_7745c5c3_Var122 string
 		templ_7745c5c3_Var122, templ_7745c5c3_Err = templruntime.NewAttributeExpression("ingest-" + id + "-confirm").Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 758, Col: 42}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 760, Col: 42}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var122)
 		if templ_7745c5c3_Err != nil {
@@ -2595,7 +2597,7 @@ func allForm(p Page, action, id string, qs []IngestQuestion, confirm, button str
 		var templ_7745c5c3_Var123 string
 		templ_7745c5c3_Var123, templ_7745c5c3_Err = templ.JoinStringErrs(confirm)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 758, Col: 54}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 760, Col: 54}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var123))
 		if templ_7745c5c3_Err != nil {
@@ -2608,7 +2610,7 @@ func allForm(p Page, action, id string, qs []IngestQuestion, confirm, button str
 		var templ_7745c5c3_Var124 string
 		templ_7745c5c3_Var124, templ_7745c5c3_Err = templruntime.NewAttributeExpression("ingest-" + id).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 759, Col: 43}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 761, Col: 43}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var124)
 		if templ_7745c5c3_Err != nil {
@@ -2621,7 +2623,7 @@ func allForm(p Page, action, id string, qs []IngestQuestion, confirm, button str
 		var templ_7745c5c3_Var125 string
 		templ_7745c5c3_Var125, templ_7745c5c3_Err = templ.JoinStringErrs(button)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 759, Col: 70}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 761, Col: 70}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var125))
 		if templ_7745c5c3_Err != nil {
@@ -2659,7 +2661,7 @@ func ingestQuestionSection(title, id string, qs []IngestQuestion) templ.Componen
 		var templ_7745c5c3_Var127 string
 		templ_7745c5c3_Var127, templ_7745c5c3_Err = templruntime.NewAttributeExpression("ingest-" + id).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 764, Col: 29}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 766, Col: 29}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var127)
 		if templ_7745c5c3_Err != nil {
@@ -2672,7 +2674,7 @@ func ingestQuestionSection(title, id string, qs []IngestQuestion) templ.Componen
 		var templ_7745c5c3_Var128 string
 		templ_7745c5c3_Var128, templ_7745c5c3_Err = templ.JoinStringErrs(title)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 765, Col: 13}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 767, Col: 13}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var128))
 		if templ_7745c5c3_Err != nil {
@@ -2685,7 +2687,7 @@ func ingestQuestionSection(title, id string, qs []IngestQuestion) templ.Componen
 		var templ_7745c5c3_Var129 string
 		templ_7745c5c3_Var129, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(len(qs)))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 765, Col: 40}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 767, Col: 40}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var129))
 		if templ_7745c5c3_Err != nil {
@@ -2745,7 +2747,7 @@ func editProblem(typ string, pr quiz.FieldError) templ.Component {
 			var templ_7745c5c3_Var131 string
 			templ_7745c5c3_Var131, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL("#" + input)).ResolveURL(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 779, Col: 39}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 781, Col: 39}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var131)
 			if templ_7745c5c3_Err != nil {
@@ -2758,7 +2760,7 @@ func editProblem(typ string, pr quiz.FieldError) templ.Component {
 			var templ_7745c5c3_Var132 string
 			templ_7745c5c3_Var132, templ_7745c5c3_Err = templ.JoinStringErrs(label)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 779, Col: 57}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 781, Col: 57}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var132))
 			if templ_7745c5c3_Err != nil {
@@ -2771,7 +2773,7 @@ func editProblem(typ string, pr quiz.FieldError) templ.Component {
 			var templ_7745c5c3_Var133 string
 			templ_7745c5c3_Var133, templ_7745c5c3_Err = templ.JoinStringErrs(problemText(pr.Msg))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 779, Col: 95}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 781, Col: 95}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var133))
 			if templ_7745c5c3_Err != nil {
@@ -2785,7 +2787,7 @@ func editProblem(typ string, pr quiz.FieldError) templ.Component {
 			var templ_7745c5c3_Var134 string
 			templ_7745c5c3_Var134, templ_7745c5c3_Err = templ.JoinStringErrs(label)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 781, Col: 18}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 783, Col: 18}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var134))
 			if templ_7745c5c3_Err != nil {
@@ -2798,7 +2800,7 @@ func editProblem(typ string, pr quiz.FieldError) templ.Component {
 			var templ_7745c5c3_Var135 string
 			templ_7745c5c3_Var135, templ_7745c5c3_Err = templ.JoinStringErrs(problemText(pr.Msg))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 781, Col: 52}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 783, Col: 52}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var135))
 			if templ_7745c5c3_Err != nil {
@@ -2850,7 +2852,7 @@ func AdminIngestEdit(p Page, e IngestEdit) templ.Component {
 			var templ_7745c5c3_Var138 string
 			templ_7745c5c3_Var138, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(e.BackURL)).ResolveURL(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 789, Col: 39}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 791, Col: 39}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var138)
 			if templ_7745c5c3_Err != nil {
@@ -2863,7 +2865,7 @@ func AdminIngestEdit(p Page, e IngestEdit) templ.Component {
 			var templ_7745c5c3_Var139 string
 			templ_7745c5c3_Var139, templ_7745c5c3_Err = templ.JoinStringErrs(e.ExtID)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 791, Col: 35}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 793, Col: 35}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var139))
 			if templ_7745c5c3_Err != nil {
@@ -2876,7 +2878,7 @@ func AdminIngestEdit(p Page, e IngestEdit) templ.Component {
 			var templ_7745c5c3_Var140 string
 			templ_7745c5c3_Var140, templ_7745c5c3_Err = templ.JoinStringErrs(typeLabel(e.Type))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 791, Col: 60}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 793, Col: 60}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var140))
 			if templ_7745c5c3_Err != nil {
@@ -2889,7 +2891,7 @@ func AdminIngestEdit(p Page, e IngestEdit) templ.Component {
 			var templ_7745c5c3_Var141 string
 			templ_7745c5c3_Var141, templ_7745c5c3_Err = templ.JoinStringErrs(statusLabel(e.Status))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 791, Col: 89}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 793, Col: 89}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var141))
 			if templ_7745c5c3_Err != nil {
@@ -2922,7 +2924,7 @@ func AdminIngestEdit(p Page, e IngestEdit) templ.Component {
 			var templ_7745c5c3_Var142 string
 			templ_7745c5c3_Var142, templ_7745c5c3_Err = templruntime.NewAttributeExpression(templ.SafeURL(e.Action)).ResolveURL(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 803, Col: 55}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 805, Col: 55}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var142)
 			if templ_7745c5c3_Err != nil {
@@ -2948,7 +2950,7 @@ func AdminIngestEdit(p Page, e IngestEdit) templ.Component {
 				var templ_7745c5c3_Var143 string
 				templ_7745c5c3_Var143, templ_7745c5c3_Err = templ.JoinStringErrs(clozeHint)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 807, Col: 37}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 809, Col: 37}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var143))
 				if templ_7745c5c3_Err != nil {
@@ -2988,7 +2990,7 @@ func AdminIngestEdit(p Page, e IngestEdit) templ.Component {
 			var templ_7745c5c3_Var144 string
 			templ_7745c5c3_Var144, templ_7745c5c3_Err = templ.JoinStringErrs(e.Prompt)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 809, Col: 107}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 811, Col: 107}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var144))
 			if templ_7745c5c3_Err != nil {
@@ -3033,7 +3035,7 @@ func AdminIngestEdit(p Page, e IngestEdit) templ.Component {
 				var templ_7745c5c3_Var145 string
 				templ_7745c5c3_Var145, templ_7745c5c3_Err = templ.JoinStringErrs(e.Choices)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 813, Col: 104}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 815, Col: 104}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var145))
 				if templ_7745c5c3_Err != nil {
@@ -3054,7 +3056,7 @@ func AdminIngestEdit(p Page, e IngestEdit) templ.Component {
 					var templ_7745c5c3_Var146 string
 					templ_7745c5c3_Var146, templ_7745c5c3_Err = templruntime.NewAttributeExpression(e.Answer).Resolve(ctx)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 815, Col: 72}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 817, Col: 72}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var146)
 					if templ_7745c5c3_Err != nil {
@@ -3116,7 +3118,7 @@ func AdminIngestEdit(p Page, e IngestEdit) templ.Component {
 				var templ_7745c5c3_Var147 string
 				templ_7745c5c3_Var147, templ_7745c5c3_Err = templ.JoinStringErrs(e.Choices)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 818, Col: 104}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 820, Col: 104}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var147))
 				if templ_7745c5c3_Err != nil {
@@ -3155,7 +3157,7 @@ func AdminIngestEdit(p Page, e IngestEdit) templ.Component {
 				var templ_7745c5c3_Var148 string
 				templ_7745c5c3_Var148, templ_7745c5c3_Err = templ.JoinStringErrs(e.Answers)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 820, Col: 104}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 822, Col: 104}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var148))
 				if templ_7745c5c3_Err != nil {
@@ -3232,7 +3234,7 @@ func AdminIngestEdit(p Page, e IngestEdit) templ.Component {
 					var templ_7745c5c3_Var149 string
 					templ_7745c5c3_Var149, templ_7745c5c3_Err = templruntime.NewAttributeExpression(e.Answer).Resolve(ctx)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 829, Col: 72}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 831, Col: 72}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var149)
 					if templ_7745c5c3_Err != nil {
@@ -3289,7 +3291,7 @@ func AdminIngestEdit(p Page, e IngestEdit) templ.Component {
 				var templ_7745c5c3_Var150 string
 				templ_7745c5c3_Var150, templ_7745c5c3_Err = templ.JoinStringErrs(e.Accept)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 831, Col: 100}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 833, Col: 100}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var150))
 				if templ_7745c5c3_Err != nil {
@@ -3333,7 +3335,7 @@ func AdminIngestEdit(p Page, e IngestEdit) templ.Component {
 				var templ_7745c5c3_Var151 string
 				templ_7745c5c3_Var151, templ_7745c5c3_Err = templ.JoinStringErrs(e.Items)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 834, Col: 96}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 836, Col: 96}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var151))
 				if templ_7745c5c3_Err != nil {
@@ -3377,7 +3379,7 @@ func AdminIngestEdit(p Page, e IngestEdit) templ.Component {
 				var templ_7745c5c3_Var152 string
 				templ_7745c5c3_Var152, templ_7745c5c3_Err = templ.JoinStringErrs(e.Answer)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 837, Col: 100}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 839, Col: 100}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var152))
 				if templ_7745c5c3_Err != nil {
@@ -3421,7 +3423,7 @@ func AdminIngestEdit(p Page, e IngestEdit) templ.Component {
 			var templ_7745c5c3_Var153 string
 			templ_7745c5c3_Var153, templ_7745c5c3_Err = templ.JoinStringErrs(e.Explanation)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 840, Col: 127}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 842, Col: 127}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var153))
 			if templ_7745c5c3_Err != nil {
@@ -3434,7 +3436,7 @@ func AdminIngestEdit(p Page, e IngestEdit) templ.Component {
 			var templ_7745c5c3_Var154 string
 			templ_7745c5c3_Var154, templ_7745c5c3_Err = templ.JoinStringErrs(e.SourceText)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 845, Col: 21}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_ingest.templ`, Line: 847, Col: 21}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var154))
 			if templ_7745c5c3_Err != nil {

@@ -25,13 +25,14 @@ func ingestCmd(ctx context.Context, args []string, getenv func(string) string, s
 	stringVar(fs, &dbPath, settingDB, getenv)
 	release := fs.String("release", "", "the documents' release, e.g. 1.36 (default: detected)")
 	sig := fs.String("sig", "", "the documents' SIG, e.g. Node (default: detected); an upstream CHANGELOG then leaves out the entries labelled with other SIGs only")
-	format := fs.String("format", "", "layout: upstream, upstream_by_sig or article (default: detected)")
+	format := fs.String("format", "", "layout: "+formatNames()+" (default: detected)")
 	lang := fs.String("lang", "ja", "language of the question templates: ja or en")
 	dryRun := fs.Bool("dry-run", false, "show what would be stored; write nothing")
 	asJSON := fs.Bool("json", false, "print the whole result as JSON")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: kubequiz ingest [-release X] [-sig Y] [-format F] [-lang ja|en] [-dry-run] [-json] [-db FILE] FILE...\n\n"+
-			"FILE is an upstream CHANGELOG markdown file or a plain-text article about one release and SIG.\n"+
+			"FILE is an upstream CHANGELOG markdown file, the JSON of the release-notes tool (relnotes.k8s.io;\n"+
+			"give -release when its notes carry no release_version) or a plain-text article about one release and SIG.\n"+
 			"Questions are stored as drafts; an admin publishes them at /admin/ingest.")
 		fs.PrintDefaults()
 	}
@@ -45,7 +46,7 @@ func ingestCmd(ctx context.Context, args []string, getenv func(string) string, s
 	}
 	opts := ingest.Options{Format: changelog.Format(*format), Release: *release, SIG: *sig, Lang: *lang}
 	if opts.Format != "" && !opts.Format.Valid() {
-		return usageError{fmt.Sprintf("-format %q: want upstream, upstream_by_sig or article", *format)}
+		return usageError{fmt.Sprintf("-format %q: want %s", *format, formatNames())}
 	}
 	if *lang != quizgen.LangJapanese && *lang != quizgen.LangEnglish {
 		return usageError{fmt.Sprintf("-lang %q: want ja or en", *lang)}
@@ -75,15 +76,26 @@ func ingestCmd(ctx context.Context, args []string, getenv func(string) string, s
 	if err != nil {
 		return fmt.Errorf("ingest: %w", err)
 	}
-	results, err := p.Save(ctx, batch, ingest.SaveOptions{Actor: "cli", DryRun: *dryRun, Now: time.Now()})
+	saved, err := p.SaveAll(ctx, batch, ingest.SaveOptions{Actor: "cli", DryRun: *dryRun, Now: time.Now()})
 	if err != nil {
 		return fmt.Errorf("ingest: %w", err)
 	}
 	if *asJSON {
-		return printIngestJSON(stdout, batch.Inputs, results, *dryRun)
+		return printIngestJSON(stdout, batch, saved, *dryRun)
 	}
-	printIngest(stdout, batch.Inputs, results, *dryRun)
+	printIngest(stdout, batch.Inputs, saved.Results, *dryRun)
+	printRegenerated(stdout, batch.Regenerated, saved.Regenerated)
 	return nil
+}
+
+// formatNames lists the names -format accepts: "a, b or c".
+func formatNames() string {
+	fs := changelog.Formats()
+	names := make([]string, len(fs))
+	for i, f := range fs {
+		names[i] = string(f)
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 // parseChangelogFile reads and parses one document. A file over the size
@@ -111,7 +123,7 @@ func parseChangelogFile(name string, opts ingest.Options) (*changelog.Document, 
 	}
 	doc, err := ingest.Parse(ingest.Source{Name: name, Data: b}, opts)
 	if errors.Is(err, changelog.ErrNoRelease) {
-		return nil, fmt.Errorf("ingest: %s: the release could not be detected; give it with -release", name)
+		return nil, fmt.Errorf("ingest: %s: %v; give it with -release", name, err)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("ingest: %s: %w", name, err)
@@ -154,19 +166,16 @@ func printIngest(out io.Writer, inputs []store.ChangelogInput, results []store.I
 		if doc.Unlabelled > 0 {
 			fmt.Fprintf(out, "  unlabelled     %4d: kept among the entries, as they may be %s's\n", doc.Unlabelled, doc.SIG)
 		}
-		fmt.Fprintf(out, "  stage changes  %4d\n", r.StageChanges)
-		names := make([]string, 0, len(r.Generators))
-		for g := range r.Generators {
-			names = append(names, g)
+		for _, k := range sortedKeys(r.SharedEntries) {
+			fmt.Fprintf(out, "  already stored %4d: the same notes, stored from %s\n", r.SharedEntries[k], k)
 		}
-		sort.Strings(names)
+		fmt.Fprintf(out, "  stage changes  %4d\n", r.StageChanges)
 		n := len(inputs[i].Generated)
 		total += n
 		fmt.Fprintf(out, "  questions      %4d\n", n)
-		for _, g := range names {
-			c := r.Generators[g]
-			fmt.Fprintf(out, "    %-26s %4d added, %d updated, %d unchanged, %d kept edits, %d retired\n",
-				g, c.Added, c.Updated, c.Unchanged, c.KeptEdits, c.Retired)
+		printCounts(out, r)
+		for _, k := range sortedKeys(r.AskedElsewhere) {
+			fmt.Fprintf(out, "  already asked  %4d: facts whose question is in the deck of %s\n", r.AskedElsewhere[k], k)
 		}
 	}
 	verb := "stored as drafts"
@@ -174,6 +183,38 @@ func printIngest(out io.Writer, inputs []store.ChangelogInput, results []store.I
 		verb = "dry run, nothing written"
 	}
 	fmt.Fprintf(out, "%d document(s), %d question(s) (%s)\n", len(results), total, verb)
+}
+
+// printCounts prints what the ingest did to each generator's questions.
+func printCounts(out io.Writer, r store.IngestResult) {
+	for _, g := range sortedKeys(r.Generators) {
+		c := r.Generators[g]
+		fmt.Fprintf(out, "    %-26s %4d added, %d updated, %d unchanged, %d kept edits, %d proposed, %d retired\n",
+			g, c.Added, c.Updated, c.Unchanged, c.KeptEdits, c.Proposed, c.Retired)
+	}
+}
+
+// printRegenerated tells which stored documents had their questions
+// generated again, as the batch changed the history of their features.
+func printRegenerated(out io.Writer, inputs []store.ChangelogInput, results []store.IngestResult) {
+	for i, r := range results {
+		t := r.Total()
+		if t.Added+t.Updated+t.Proposed+t.Retired == 0 {
+			continue
+		}
+		fmt.Fprintf(out, "%s: %s, generated again with the new history: %d question(s), deck %s\n",
+			r.File, r.DocumentKey, len(inputs[i].Generated), r.Deck.Slug)
+		printCounts(out, r)
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 // ingestJSON is what -json prints for one document.
@@ -190,7 +231,17 @@ type stageChangeJSON struct {
 	changelog.StageChange
 }
 
-func printIngestJSON(out io.Writer, inputs []store.ChangelogInput, results []store.IngestResult, dryRun bool) error {
+// regeneratedJSON is what -json prints for a stored document whose
+// questions were generated again.
+type regeneratedJSON struct {
+	File      string              `json:"file"`
+	Document  string              `json:"document"`
+	Questions []quizgen.Generated `json:"questions"`
+	Result    store.IngestResult  `json:"result"`
+}
+
+func printIngestJSON(out io.Writer, batch ingest.Batch, saved ingest.Saved, dryRun bool) error {
+	inputs, results := batch.Inputs, saved.Results
 	docs := make([]ingestJSON, len(inputs))
 	for i, in := range inputs {
 		d := ingestJSON{File: in.File, Document: in.Document, StageChanges: []stageChangeJSON{}, Questions: in.Generated, Result: results[i]}
@@ -206,10 +257,18 @@ func printIngestJSON(out io.Writer, inputs []store.ChangelogInput, results []sto
 	}
 	enc := json.NewEncoder(out)
 	enc.SetIndent("", "  ")
+	regen := make([]regeneratedJSON, len(batch.Regenerated))
+	for i, in := range batch.Regenerated {
+		regen[i] = regeneratedJSON{File: in.File, Document: in.Document.Key, Questions: in.Generated, Result: saved.Regenerated[i]}
+		if regen[i].Questions == nil {
+			regen[i].Questions = []quizgen.Generated{}
+		}
+	}
 	if err := enc.Encode(struct {
-		DryRun    bool         `json:"dry_run"`
-		Documents []ingestJSON `json:"documents"`
-	}{dryRun, docs}); err != nil {
+		DryRun      bool              `json:"dry_run"`
+		Documents   []ingestJSON      `json:"documents"`
+		Regenerated []regeneratedJSON `json:"regenerated"`
+	}{dryRun, docs, regen}); err != nil {
 		return fmt.Errorf("ingest: write json: %w", err)
 	}
 	return nil

@@ -1,10 +1,13 @@
 // Package changelog parses Kubernetes release notes into structured entries.
 //
-// Two families of text are understood:
+// Three families of text are understood:
 //
 //   - the upstream CHANGELOG markdown of kubernetes/kubernetes, both the modern
 //     "Changes by Kind" layout (1.19 and later) and the older layout that groups
 //     notes by SIG (1.17 and earlier);
+//   - the JSON of the Kubernetes release-notes tool (relnotes.k8s.io): the
+//     same notes as the CHANGELOG, one object per note with its PR, author,
+//     SIGs and kinds;
 //   - plain-text articles that summarise one release for one SIG, typically in
 //     Japanese, with the author's supplementary notes under each entry.
 //
@@ -58,12 +61,32 @@ const (
 	// FormatArticle is a plain-text article about one release and one SIG,
 	// such as the Japanese "変更内容" write-ups.
 	FormatArticle Format = "article"
+	// FormatReleaseNotesJSON is the JSON of the Kubernetes release-notes
+	// tool: an object of notes, each with its markdown, PR, author, SIGs
+	// and kinds. A document opening with "{" or "[" is read as one. Its
+	// release is the notes' release_version; a file whose notes leave it
+	// out gives a document without a release. Its key ends in
+	// "/release-notes", apart from the CHANGELOG's.
+	FormatReleaseNotesJSON Format = "release_notes_json"
 )
+
+// Formats lists every format, in the order a form or a usage message
+// offers them.
+func Formats() []Format {
+	return []Format{FormatUpstream, FormatUpstreamBySIG, FormatReleaseNotesJSON, FormatArticle}
+}
+
+// SameNotes reports whether documents of formats a and b, of one release,
+// print the same upstream notes: the CHANGELOG, in either layout, and the
+// release-notes JSON do; an article is its author's own.
+func SameNotes(a, b Format) bool {
+	return a != FormatArticle && b != FormatArticle && a.Valid() && b.Valid()
+}
 
 // Valid reports whether f is one of the known formats.
 func (f Format) Valid() bool {
 	switch f {
-	case FormatUpstream, FormatUpstreamBySIG, FormatArticle:
+	case FormatUpstream, FormatUpstreamBySIG, FormatArticle, FormatReleaseNotesJSON:
 		return true
 	}
 	return false

@@ -47,8 +47,14 @@ func Parse(doc []byte, opts Options) (*Document, error) {
 		}
 	}
 
-	lines := normalizeDocument(doc)
 	format := opts.Format
+	if format == "" && looksLikeJSON(doc) {
+		format = FormatReleaseNotesJSON
+	}
+	var lines []string
+	if format != FormatReleaseNotesJSON {
+		lines = normalizeDocument(doc)
+	}
 	if format == "" {
 		format = detectFormat(lines)
 		if format == "" {
@@ -68,6 +74,12 @@ func Parse(doc []byte, opts Options) (*Document, error) {
 		if d.Release == "" {
 			d.Release = upstreamRelease(section)
 		}
+	case FormatReleaseNotesJSON:
+		rn, err := parseReleaseNotes(doc)
+		if err != nil {
+			return nil, err
+		}
+		raws, d.Release = rn.entries, rn.release
 	case FormatArticle:
 		var meta articleMeta
 		raws, meta = parseArticle(lines)
@@ -83,6 +95,9 @@ func Parse(doc []byte, opts Options) (*Document, error) {
 		d.SIG = sig
 	}
 	d.Key = documentKey(d.Release, d.SIG)
+	if format == FormatReleaseNotesJSON {
+		d.Key += releaseNotesKeySuffix
+	}
 
 	minor := 0
 	if _, m, ok := ParseRelease(d.Release); ok {

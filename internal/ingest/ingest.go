@@ -8,7 +8,11 @@
 //     documents and the new ones, a new document taking the place of the
 //     stored one with its key, and generates each new document's draft
 //     questions (internal/quizgen) for the deck of its release, SIG and
-//     language.
+//     language. It then ties the batch to what is stored (history.go):
+//     entries the CHANGELOG and the release-notes JSON of a release
+//     share are stored once, stored documents whose features' history
+//     the batch changes have their questions generated again, and each
+//     fact is asked once, in the deck of the document stored first.
 //  3. Pipeline.Save stores the batch through internal/store in one
 //     transaction, or computes what it would store (a dry run).
 //
@@ -44,7 +48,7 @@ type Source struct {
 type Options struct {
 	Release string           // e.g. "1.36"
 	SIG     string           // e.g. "Node": an upstream CHANGELOG then leaves out the entries labelled with other SIGs only
-	Format  changelog.Format // upstream, upstream_by_sig or article
+	Format  changelog.Format // one of changelog.Formats
 	// Lang is the language of the question templates and of a deck created
 	// for them: "ja" (the default) or "en".
 	Lang string
@@ -95,7 +99,10 @@ func Parse(src Source, opt Options) (*changelog.Document, error) {
 		return nil, err
 	}
 	if doc.Release == "" {
-		return nil, changelog.ErrNoRelease
+		if doc.Format == changelog.FormatReleaseNotesJSON {
+			return nil, fmt.Errorf("the release-notes JSON does not say its release (no note carries a release_version, and a file's name is not read): %w", changelog.ErrNoRelease)
+		}
+		return nil, fmt.Errorf("the release could not be detected: %w", changelog.ErrNoRelease)
 	}
 	return doc, nil
 }
@@ -123,6 +130,10 @@ func ParseAll(srcs []Source, opt Options, progress Progress) ([]Parsed, []Proble
 // generated questions, in the order of their sources.
 type Batch struct {
 	Inputs []store.ChangelogInput
+	// Regenerated are stored documents, in the order they were stored,
+	// whose questions were generated again because the batch changes the
+	// history of a feature they mention.
+	Regenerated []store.ChangelogInput
 }
 
 // Questions counts the batch's generated questions.
@@ -145,8 +156,19 @@ func (b Batch) Digest() (string, error) {
 			File      string
 			Document  *changelog.Document
 			Generated []quizgen.Generated
-		}{in.File, in.Document, in.Generated}); err != nil {
+			Shared    []store.SharedEntry
+			Sources   []store.FactSource
+		}{in.File, in.Document, in.Generated, in.Shared, in.Sources}); err != nil {
 			return "", fmt.Errorf("digest of %s: %w", in.File, err)
+		}
+	}
+	for _, in := range b.Regenerated {
+		if err := enc.Encode(struct {
+			Regenerated string
+			Generated   []quizgen.Generated
+			Sources     []store.FactSource
+		}{in.Document.Key, in.Generated, in.Sources}); err != nil {
+			return "", fmt.Errorf("digest of %s: %w", in.Document.Key, err)
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
@@ -187,15 +209,23 @@ func (p *Pipeline) Generate(ctx context.Context, docs []Parsed, lang string, pro
 	if err != nil {
 		return Batch{}, err
 	}
-	tl, err := timeline(stored, docs)
+	b := Batch{Inputs: make([]store.ChangelogInput, len(docs))}
+	for i, d := range docs {
+		b.Inputs[i] = store.ChangelogInput{File: d.File, Document: d.Document, Deck: quizgen.Deck(d.Document, lang)}
+	}
+	// The timeline and the generators read each document as it will be
+	// stored: without the notes another document holds (history.go).
+	own := shareNotes(b.Inputs, stored)
+	tl, err := timeline(stored, own)
 	if err != nil {
 		return Batch{}, err
 	}
-	b := Batch{Inputs: make([]store.ChangelogInput, len(docs))}
-	for i, d := range docs {
+	for i, d := range own {
 		progress.report(StepGenerate, d.File, i, len(docs))
-		b.Inputs[i] = store.ChangelogInput{File: d.File, Document: d.Document, Deck: quizgen.Deck(d.Document, lang),
-			Generated: p.generate(d.Document, tl, quizgen.Options{Language: lang})}
+		b.Inputs[i].Generated = p.generate(d.Document, tl, quizgen.Options{Language: lang})
+	}
+	if err := p.connect(ctx, &b, stored, tl); err != nil {
+		return Batch{}, err
 	}
 	return b, nil
 }
@@ -240,13 +270,38 @@ type SaveOptions struct {
 }
 
 // Save stores the batch in one transaction, or with DryRun computes what it
-// would store and changes nothing. A document whose release and SIG are
-// stored from the other kind of document is a *store.FormatConflictError.
-// The store's errors name the file and are returned as they are.
+// would store and changes nothing, and returns the results of b.Inputs; the
+// regenerated documents are saved in the same transaction (SaveAll returns
+// their results too). A document whose release and SIG are stored from the
+// other kind of document is a *store.FormatConflictError. The store's
+// errors name the file and are returned as they are.
 func (p *Pipeline) Save(ctx context.Context, b Batch, opt SaveOptions) ([]store.IngestResult, error) {
+	s, err := p.SaveAll(ctx, b, opt)
+	return s.Results, err
+}
+
+// Saved is what a save did: Results for the batch's inputs, in order,
+// and Regenerated for its regenerated documents.
+type Saved struct {
+	Results     []store.IngestResult
+	Regenerated []store.IngestResult
+}
+
+// SaveAll is Save, returning the regenerated documents' results as well.
+func (p *Pipeline) SaveAll(ctx context.Context, b Batch, opt SaveOptions) (Saved, error) {
 	so := store.IngestOptions{Actor: opt.Actor, DryRun: opt.DryRun, Now: opt.Now}
+	inputs := append(append(make([]store.ChangelogInput, 0, len(b.Inputs)+len(b.Regenerated)), b.Inputs...), b.Regenerated...)
+	var (
+		rs  []store.IngestResult
+		err error
+	)
 	if opt.UploadID != "" {
-		return p.db.IngestUpload(ctx, opt.UploadID, opt.UserID, b.Inputs, so)
+		rs, err = p.db.IngestUpload(ctx, opt.UploadID, opt.UserID, inputs, so)
+	} else {
+		rs, err = p.db.IngestChangelogs(ctx, inputs, so)
 	}
-	return p.db.IngestChangelogs(ctx, b.Inputs, so)
+	if err != nil {
+		return Saved{}, err
+	}
+	return Saved{Results: rs[:len(b.Inputs)], Regenerated: rs[len(b.Inputs):]}, nil
 }

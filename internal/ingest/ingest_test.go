@@ -228,8 +228,11 @@ func TestSave(t *testing.T) {
 	if err != nil || len(res) != 1 || res[0].Deck.Slug != "v1-36-sig-node" || !res[0].DeckCreated {
 		t.Fatalf("save = %+v, %v", res, err)
 	}
-	if runs, err := db.ImportRuns(ctx, 10); err != nil || len(runs) != 2 {
-		t.Errorf("import runs = %d, %v; want 2", len(runs), err)
+	// The 1.36 article adds to FooBarVolume's history, which the stored
+	// 1.35 article tells: its questions were generated again, and that is
+	// recorded too.
+	if runs, err := db.ImportRuns(ctx, 10); err != nil || len(runs) != 3 || runs[0].FileName != "node-1.35.txt" || runs[0].Updated != 1 {
+		t.Errorf("import runs = %+v, %v; want 3, the newest the 1.35 article's questions generated again", runs, err)
 	}
 }
 

@@ -44,18 +44,34 @@ type ChangelogInput struct {
 	// existing deck is left as it is.
 	Deck      quiz.Deck
 	Generated []quizgen.Generated
+	// Regenerated marks a stored document whose questions were generated
+	// again because the timeline changed: its row, entries and stage
+	// changes are left as they are, and only its questions are saved.
+	Regenerated bool
+	// Shared lists the document's entries that another stored document
+	// of the same notes holds: they are not stored a second time.
+	Shared []SharedEntry
+	// Sources lists every fact the document states that a question asks,
+	// with that question: one of Generated, or one of another document's
+	// deck, which then names this document among its sources. The
+	// document's sources are replaced whole.
+	Sources []FactSource
 }
 
 // Outcome is what an ingest did to a document or a question.
 type Outcome string
 
 // Outcomes. KeptEdits is a question an admin reworded whose generated
-// version has changed since: the admin's wording stays.
+// version has changed since: the admin's wording stays. Proposed is a
+// published question whose generated wording changed: learners keep the
+// published wording, and the new one waits beside it for an admin
+// (Proposals, AcceptProposal).
 const (
 	Added     Outcome = "added"
 	Updated   Outcome = "updated"
 	Unchanged Outcome = "unchanged"
 	KeptEdits Outcome = "kept_edits"
+	Proposed  Outcome = "proposed"
 	Retired   Outcome = "retired"
 )
 
@@ -65,6 +81,7 @@ type GeneratorCounts struct {
 	Updated   int `json:"updated"`
 	Unchanged int `json:"unchanged"`
 	KeptEdits int `json:"kept_edits"`
+	Proposed  int `json:"proposed"`
 	Retired   int `json:"retired"`
 }
 
@@ -78,6 +95,8 @@ func (c *GeneratorCounts) add(o Outcome) {
 		c.Unchanged++
 	case KeptEdits:
 		c.KeptEdits++
+	case Proposed:
+		c.Proposed++
 	case Retired:
 		c.Retired++
 	}
@@ -107,6 +126,16 @@ type IngestResult struct {
 	Generators map[string]GeneratorCounts `json:"generators"`
 	// Questions lists every generated question, then every retired one.
 	Questions []QuestionOutcome `json:"questions"`
+	// Regenerated is set for a stored document whose questions were
+	// generated again (ChangelogInput.Regenerated).
+	Regenerated bool `json:"regenerated,omitempty"`
+	// SharedEntries counts, per document key, the entries not stored
+	// because that document of the same notes holds them.
+	SharedEntries map[string]int `json:"shared_entries,omitempty"`
+	// AskedElsewhere counts, per document key, the facts the document
+	// states whose question is in that document's deck: no second
+	// question asks them.
+	AskedElsewhere map[string]int `json:"asked_elsewhere,omitempty"`
 }
 
 // Total sums the counts of every generator.
@@ -117,6 +146,7 @@ func (r IngestResult) Total() GeneratorCounts {
 		t.Updated += c.Updated
 		t.Unchanged += c.Unchanged
 		t.KeptEdits += c.KeptEdits
+		t.Proposed += c.Proposed
 		t.Retired += c.Retired
 	}
 	return t
@@ -138,16 +168,23 @@ var deckSlugRe = regexp.MustCompile(`^[a-z0-9]+(?:-[a-z0-9]+)*$`)
 //   - a new question is added as a draft;
 //   - a question whose generated content is unchanged is left alone, whatever
 //     its status and whether an admin reworded it;
-//   - a question whose generated content changed gets the new content and
-//     keeps its status: a published one stays published, because its id says
-//     it asks about the same entry with the same generator, and taking it
-//     away would hide learners' cards; it is reported as updated;
+//   - a draft (or retired) question whose generated content changed gets
+//     the new content and keeps its status; it is reported as updated;
+//   - a published question whose generated content changed keeps the
+//     wording learners study, and the new content is stored beside it as a
+//     proposal for an admin to accept (AcceptProposal) or dismiss; it is
+//     reported as proposed, once for each new proposal;
 //   - a question an admin reworded (UpdateQuestionWording) keeps the admin's
 //     wording even when its generated content changed; it is reported as
 //     kept_edits so that the admin can look at it;
 //   - a question of the document that is no longer generated is retired,
 //     never deleted; a retired question stays retired when it is generated
 //     again, until an admin publishes it.
+//
+// An input marked Regenerated is a stored document whose questions the
+// pipeline generated again with a changed timeline: only its questions are
+// saved. An input's Shared entries are left out of its stored entries, and
+// its Sources replace the facts it stated before (question_sources).
 func (db *DB) IngestChangelogs(ctx context.Context, inputs []ChangelogInput, opt IngestOptions) ([]IngestResult, error) {
 	if err := checkChangelogInputs(inputs); err != nil {
 		return nil, fmt.Errorf("store: ingest: %w", err)
@@ -205,6 +242,12 @@ func ingestDocuments(ctx context.Context, tx *sql.Tx, inputs []ChangelogInput, o
 		}
 		results = append(results, r)
 	}
+	// A source may name a question of a document later in the batch.
+	for _, in := range inputs {
+		if err := writeSources(ctx, tx, in); err != nil {
+			return nil, fmt.Errorf("%s: %w", in.File, err)
+		}
+	}
 	return results, nil
 }
 
@@ -253,26 +296,56 @@ func ingestDocument(ctx context.Context, tx *sql.Tx, in ChangelogInput, opt Inge
 	res := IngestResult{
 		File: in.File, DocumentKey: doc.Key, Entries: len(doc.Entries),
 		EntriesByKind: map[changelog.Kind]int{}, Generators: map[string]GeneratorCounts{},
+		Regenerated: in.Regenerated,
 	}
 	for _, e := range doc.Entries {
 		res.EntriesByKind[e.Kind]++
 		res.StageChanges += len(e.Stages)
 	}
-	deckID, deck, created, err := ensureDeck(ctx, tx, in.Deck, now)
-	if err != nil {
-		return res, err
+	for _, sh := range in.Shared {
+		if res.SharedEntries == nil {
+			res.SharedEntries = map[string]int{}
+		}
+		res.SharedEntries[sh.Document]++
 	}
-	res.Deck, res.DeckCreated = deck, created
-	if res.DocumentID, res.Document, err = upsertDocument(ctx, tx, in, deckID, now); err != nil {
-		return res, err
+	for _, src := range in.Sources {
+		if src.Document != doc.Key {
+			if res.AskedElsewhere == nil {
+				res.AskedElsewhere = map[string]int{}
+			}
+			res.AskedElsewhere[src.Document]++
+		}
+	}
+	var (
+		deckID int64
+		err    error
+	)
+	if in.Regenerated {
+		if res.DocumentID, deckID, res.Deck, err = storedDocumentDeck(ctx, tx, doc.Key); err != nil {
+			return res, err
+		}
+		res.Document = Unchanged
+	} else {
+		var deck quiz.Deck
+		var created bool
+		if deckID, deck, created, err = ensureDeck(ctx, tx, in.Deck, now); err != nil {
+			return res, err
+		}
+		res.Deck, res.DeckCreated = deck, created
+		if res.DocumentID, res.Document, err = upsertDocument(ctx, tx, in, deckID, now); err != nil {
+			return res, err
+		}
 	}
 	if err := upsertGenerated(ctx, tx, deckID, doc.Key, in.Generated, now, &res); err != nil {
 		return res, err
 	}
 	t := res.Total()
+	if in.Regenerated && t.Added+t.Updated+t.Proposed+t.Retired == 0 {
+		return res, nil // generated again to no change: nothing to record
+	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO import_runs (actor, kind, file_name, sha256, added, updated, unchanged, retired, at, upload_id)
 		VALUES (?, 'changelog', ?, ?, ?, ?, ?, ?, ?, ?)`, opt.Actor, in.File, doc.SHA256,
-		t.Added, t.Updated, t.Unchanged+t.KeptEdits, t.Retired, now, nullString(opt.uploadID)); err != nil {
+		t.Added, t.Updated, t.Unchanged+t.KeptEdits+t.Proposed, t.Retired, now, nullString(opt.uploadID)); err != nil {
 		return res, fmt.Errorf("record import: %w", err)
 	}
 	return res, nil
@@ -308,8 +381,20 @@ func upsertDocument(ctx context.Context, tx *sql.Tx, in ChangelogInput, deckID, 
 	if err != nil {
 		return 0, "", fmt.Errorf("encode document: %w", err)
 	}
+	if len(in.Shared) > 0 {
+		shared, err := json.Marshal(in.Shared)
+		if err != nil {
+			return 0, "", fmt.Errorf("encode shared entries: %w", err)
+		}
+		parsed = append(append(parsed, 0), shared...)
+	}
 	sum := sha256.Sum256(parsed)
 	hash := hex.EncodeToString(sum[:])
+	shared := map[string]bool{}
+	for _, sh := range in.Shared {
+		shared[sh.Entry] = true
+	}
+	stored := len(doc.Entries) - len(shared)
 	introCol, err := jsonColumns(doc.Intro)
 	if err != nil {
 		return 0, "", fmt.Errorf("encode document: %w", err)
@@ -335,11 +420,14 @@ func upsertDocument(ctx context.Context, tx *sql.Tx, in ChangelogInput, deckID, 
 		err = tx.QueryRowContext(ctx, `INSERT INTO changelog_documents (doc_key, release, sig, format, title, intro, sha256,
 			parsed_hash, file_name, deck_id, entry_count, ingested_at, updated_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-			doc.Key, doc.Release, doc.SIG, doc.Format, doc.Title, intro, doc.SHA256, hash, in.File, deckID, len(doc.Entries), now, now).Scan(&id)
+			doc.Key, doc.Release, doc.SIG, doc.Format, doc.Title, intro, doc.SHA256, hash, in.File, deckID, stored, now, now).Scan(&id)
 		if err != nil {
 			return 0, "", fmt.Errorf("add document %s: %w", doc.Key, err)
 		}
-		if err := insertEntries(ctx, tx, id, doc); err != nil {
+		if err := insertEntries(ctx, tx, id, doc, shared); err != nil {
+			return 0, "", err
+		}
+		if err := insertShared(ctx, tx, id, doc, in.Shared); err != nil {
 			return 0, "", err
 		}
 		return id, Added, nil
@@ -350,20 +438,28 @@ func upsertDocument(ctx context.Context, tx *sql.Tx, in ChangelogInput, deckID, 
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE changelog_documents SET release = ?, sig = ?, format = ?, title = ?, intro = ?,
 		sha256 = ?, parsed_hash = ?, file_name = ?, deck_id = ?, entry_count = ?, updated_at = ? WHERE id = ?`,
-		doc.Release, doc.SIG, doc.Format, doc.Title, intro, doc.SHA256, hash, in.File, deckID, len(doc.Entries), now, id); err != nil {
+		doc.Release, doc.SIG, doc.Format, doc.Title, intro, doc.SHA256, hash, in.File, deckID, stored, now, id); err != nil {
 		return 0, "", fmt.Errorf("update document %s: %w", doc.Key, err)
 	}
-	// Entries and stage changes are replaced whole (feature_stages cascades).
-	if _, err := tx.ExecContext(ctx, `DELETE FROM changelog_entries WHERE document_id = ?`, id); err != nil {
-		return 0, "", fmt.Errorf("replace entries of %s: %w", doc.Key, err)
+	// Entries, stage changes and shared entries are replaced whole
+	// (feature_stages cascades).
+	for _, q := range []string{`DELETE FROM changelog_entries WHERE document_id = ?`, `DELETE FROM changelog_shared_entries WHERE document_id = ?`} {
+		if _, err := tx.ExecContext(ctx, q, id); err != nil {
+			return 0, "", fmt.Errorf("replace entries of %s: %w", doc.Key, err)
+		}
 	}
-	if err := insertEntries(ctx, tx, id, doc); err != nil {
+	if err := insertEntries(ctx, tx, id, doc, shared); err != nil {
+		return 0, "", err
+	}
+	if err := insertShared(ctx, tx, id, doc, in.Shared); err != nil {
 		return 0, "", err
 	}
 	return id, Updated, nil
 }
 
-func insertEntries(ctx context.Context, tx *sql.Tx, docID int64, doc *changelog.Document) error {
+// insertEntries stores the document's entries but those another document
+// holds (shared, by entry key), with their stage changes.
+func insertEntries(ctx context.Context, tx *sql.Tx, docID int64, doc *changelog.Document, shared map[string]bool) error {
 	entry, err := tx.PrepareContext(ctx, `INSERT INTO changelog_entries (document_id, entry_key, position, kind, section, title, text,
 		notes, prs, authors, sigs, action_required, mentions, stages, focus, line, data)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`)
@@ -371,13 +467,16 @@ func insertEntries(ctx context.Context, tx *sql.Tx, docID int64, doc *changelog.
 		return fmt.Errorf("add entries: %w", err)
 	}
 	defer entry.Close()
-	stage, err := tx.PrepareContext(ctx, `INSERT INTO feature_stages (feature, release, stage, pr, revert, source, entry_id)
-		VALUES (?, ?, ?, ?, ?, ?, ?)`)
+	stage, err := tx.PrepareContext(ctx, `INSERT INTO feature_stages (feature, feature_key, release, stage, pr, revert, source, entry_id)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return fmt.Errorf("add stage changes: %w", err)
 	}
 	defer stage.Close()
 	for i, e := range doc.Entries {
+		if shared[e.Key] {
+			continue
+		}
 		cols, err := jsonColumns(e.Notes, e.PRs, e.Authors, e.SIGs, e.Mentions, e.Stages)
 		if err != nil {
 			return fmt.Errorf("entry %s: %w", e.Key, err)
@@ -392,7 +491,7 @@ func insertEntries(ctx context.Context, tx *sql.Tx, docID int64, doc *changelog.
 			return fmt.Errorf("add entry %s: %w", e.Key, translate(err))
 		}
 		for _, sc := range e.Stages {
-			if _, err := stage.ExecContext(ctx, sc.Feature, sc.Release, sc.Stage, sc.PR, sc.Revert, sc.Source, id); err != nil {
+			if _, err := stage.ExecContext(ctx, sc.Feature, changelog.FeatureKey(sc.Feature), sc.Release, sc.Stage, sc.PR, sc.Revert, sc.Source, id); err != nil {
 				return fmt.Errorf("add stage change of %s: %w", e.Key, err)
 			}
 		}
@@ -497,6 +596,11 @@ func upsertGenerated(ctx context.Context, tx *sql.Tx, deckID int64, docKey strin
 					return fmt.Errorf("reorder question %s: %w", q.ExtID, err)
 				}
 			}
+			// Generation is back at the question's wording: an earlier
+			// proposal has nothing left to propose.
+			if err := dropProposal(ctx, tx, s.id); err != nil {
+				return fmt.Errorf("question %s: %w", q.ExtID, err)
+			}
 		case hash == s.generatedHash || s.contentHash != s.generatedHash:
 			// Only the provenance changed, or an admin's wording stays.
 			out.Outcome = Updated
@@ -509,6 +613,17 @@ func upsertGenerated(ctx context.Context, tx *sql.Tx, deckID int64, docKey strin
 					return fmt.Errorf("update question %s: %w", q.ExtID, err)
 				}
 			} else if s.position != pos {
+				if _, err := tx.ExecContext(ctx, `UPDATE questions SET position = ? WHERE id = ?`, pos, s.id); err != nil {
+					return fmt.Errorf("reorder question %s: %w", q.ExtID, err)
+				}
+			}
+		case s.status == quiz.Published:
+			// Learners keep the wording they study; the new one waits
+			// beside it for an admin.
+			if out.Outcome, err = propose(ctx, tx, s.id, g, hash, now); err != nil {
+				return fmt.Errorf("question %s: %w", q.ExtID, err)
+			}
+			if s.position != pos {
 				if _, err := tx.ExecContext(ctx, `UPDATE questions SET position = ? WHERE id = ?`, pos, s.id); err != nil {
 					return fmt.Errorf("reorder question %s: %w", q.ExtID, err)
 				}

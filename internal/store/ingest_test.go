@@ -237,10 +237,10 @@ func TestIngestChangelogEditedDocumentUpdatesInPlace(t *testing.T) {
 		o Outcome
 		s quiz.Status
 	}{
-		gaID:    {Updated, quiz.Published}, // its note changed: new text, still published
-		quotaID: {Updated, quiz.Published}, // new text, still published
-		stageID: {KeptEdits, quiz.Draft},   // the note changed, but the admin's wording stays
-		bugID:   {Retired, quiz.Retired},   // no longer generated
+		gaID:    {Proposed, quiz.Published}, // its note changed: the new text waits beside the published one
+		quotaID: {Proposed, quiz.Published}, // the same
+		stageID: {KeptEdits, quiz.Draft},    // the note changed, but the admin's wording stays
+		bugID:   {Retired, quiz.Retired},    // no longer generated
 	}
 	for ext, w := range wantOutcome {
 		got := byExt[ext]
@@ -249,8 +249,17 @@ func TestIngestChangelogEditedDocumentUpdatesInPlace(t *testing.T) {
 		}
 	}
 	quota, _ := db.Question(ctx, ids[quotaID])
-	if !strings.Contains(quota.Question.Answer, "既定値 0") || quota.Status != quiz.Published {
-		t.Errorf("updated question = %q (%s), want the new text, published", quota.Question.Answer, quota.Status)
+	if strings.Contains(quota.Question.Answer, "既定値 0") || quota.Status != quiz.Published {
+		t.Errorf("published question = %q (%s), want the published text kept", quota.Question.Answer, quota.Status)
+	}
+	props, err := db.Proposals(ctx, doc.Key)
+	if err != nil || len(props) != 2 {
+		t.Fatalf("proposals = %d, %v; want 2", len(props), err)
+	}
+	for _, p := range props {
+		if p.Current.ID == ids[quotaID] && (!strings.Contains(p.Proposed.Answer, "既定値 0") || p.Current.Question.Answer != quota.Question.Answer) {
+			t.Errorf("proposal for the quota question: %q beside %q", p.Proposed.Answer, p.Current.Question.Answer)
+		}
 	}
 	stage, _ = db.Question(ctx, ids[stageID])
 	if stage.Question.Prompt != edit.Prompt {
@@ -272,8 +281,27 @@ func TestIngestChangelogEditedDocumentUpdatesInPlace(t *testing.T) {
 	if got := changedTables(mid, checksums(t, db)); len(got) != 1 {
 		t.Errorf("re-ingest of the edited file changed %v (counts %+v)", got, third.Total())
 	}
-	if tot := third.Total(); tot.KeptEdits != 1 || tot.Unchanged != 2 || tot.Added+tot.Updated+tot.Retired != 0 {
-		t.Errorf("third ingest = %+v, want 2 unchanged, 1 kept edits", tot)
+	if tot := third.Total(); tot.KeptEdits != 1 || tot.Unchanged != 2 || tot.Added+tot.Updated+tot.Retired+tot.Proposed != 0 {
+		t.Errorf("third ingest = %+v, want 2 unchanged (their proposals waiting as they were), 1 kept edits", tot)
+	}
+
+	// The admin accepts one proposal: learners see the new text, and the
+	// next ingest finds the question as generated.
+	accepted, err := db.AcceptProposal(ctx, ids[quotaID], t0.Add(3*time.Hour))
+	if err != nil || !strings.Contains(accepted.Question.Answer, "既定値 0") || accepted.Status != quiz.Published || accepted.ID != ids[quotaID] {
+		t.Fatalf("accept = %q (%s, row %d), %v", accepted.Question.Answer, accepted.Status, accepted.ID, err)
+	}
+	if _, err := db.AcceptProposal(ctx, ids[quotaID], t0); !errors.Is(err, quiz.ErrNotFound) {
+		t.Errorf("accepting again = %v, want not found", err)
+	}
+	fourth := ingest(t, db, doc2, IngestOptions{Now: t0.Add(4 * time.Hour)})
+	for _, q := range fourth.Questions {
+		if q.ExtID == quotaID && q.Outcome != Unchanged {
+			t.Errorf("after accepting: %s %s, want unchanged", q.ExtID, q.Outcome)
+		}
+	}
+	if props, _ := db.Proposals(ctx, ""); len(props) != 1 || props[0].Current.ID != ids[gaID] {
+		t.Errorf("proposals after accepting one: %d", len(props))
 	}
 }
 

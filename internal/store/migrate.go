@@ -22,7 +22,9 @@ type migration struct {
 }
 
 // migrations lists the embedded migrations in order. File names start with
-// their version number: 0001_init.sql.
+// their version number: 0001_init.sql. Versions increase; a number may be
+// skipped (work on several branches numbers its migrations apart), and a
+// database gets every migration it has not had, in order.
 func migrations() ([]migration, error) {
 	entries, err := fs.ReadDir(migrationFS, "migrations")
 	if err != nil {
@@ -42,9 +44,9 @@ func migrations() ([]migration, error) {
 		ms = append(ms, migration{version: v, name: e.Name(), sql: string(b)})
 	}
 	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
-	for i, m := range ms {
-		if m.version != i+1 {
-			return nil, fmt.Errorf("migration %s: expected version %d", m.name, i+1)
+	for i := 1; i < len(ms); i++ {
+		if ms[i].version == ms[i-1].version {
+			return nil, fmt.Errorf("migrations %s and %s: the same version", ms[i-1].name, ms[i].name)
 		}
 	}
 	return ms, nil
@@ -69,6 +71,27 @@ func (db *DB) schemaVersion(ctx context.Context) (int, error) {
 	return v, nil
 }
 
+// appliedMigrations returns the versions the database has had.
+func (db *DB) appliedMigrations(ctx context.Context) (map[int]bool, error) {
+	rows, err := db.write.QueryContext(ctx, "SELECT version FROM schema_migrations")
+	if err != nil {
+		return nil, fmt.Errorf("store: applied migrations: %w", err)
+	}
+	defer rows.Close()
+	out := map[int]bool{}
+	for rows.Next() {
+		var v int
+		if err := rows.Scan(&v); err != nil {
+			return nil, fmt.Errorf("store: applied migrations: %w", err)
+		}
+		out[v] = true
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: applied migrations: %w", err)
+	}
+	return out, nil
+}
+
 func (db *DB) migrate(ctx context.Context) error {
 	ms, err := migrations()
 	if err != nil {
@@ -85,10 +108,20 @@ func (db *DB) migrate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if current > len(ms) {
-		return fmt.Errorf("store: %s has schema version %d, this build knows up to %d: %w", db.path, current, len(ms), ErrSchemaTooNew)
+	if len(ms) == 0 {
+		return fmt.Errorf("store: no migrations")
 	}
-	for _, m := range ms[current:] {
+	if latest := ms[len(ms)-1].version; current > latest {
+		return fmt.Errorf("store: %s has schema version %d, this build knows up to %d: %w", db.path, current, latest, ErrSchemaTooNew)
+	}
+	applied, err := db.appliedMigrations(ctx)
+	if err != nil {
+		return err
+	}
+	for _, m := range ms {
+		if applied[m.version] {
+			continue
+		}
 		err := db.tx(ctx, func(tx *sql.Tx) error {
 			if _, err := tx.ExecContext(ctx, m.sql); err != nil {
 				return err

@@ -114,8 +114,12 @@ func TestMigrationsFreshAndReopen(t *testing.T) {
 	if err := db.write.QueryRowContext(ctx, "SELECT count(*) FROM schema_migrations").Scan(&applied); err != nil {
 		t.Fatal(err)
 	}
-	if applied != LatestSchema() {
-		t.Errorf("schema_migrations has %d rows after reopening, want %d (no migration applied twice)", applied, LatestSchema())
+	ms, err := migrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if applied != len(ms) {
+		t.Errorf("schema_migrations has %d rows after reopening, want %d (no migration applied twice)", applied, len(ms))
 	}
 	if err := db.write.QueryRowContext(ctx, "SELECT count(*) FROM decks").Scan(&decks); err != nil {
 		t.Fatal(err)
