@@ -21,6 +21,7 @@ type Config struct {
 	LogFormat      string
 	TrustedProxies []*net.IPNet
 	Sync           store.Sync
+	MetricsAddr    string
 }
 
 // setting describes one configuration value for flags, environment and docs.
@@ -34,6 +35,7 @@ var (
 	settingSecure    = setting{"secure-cookies", "KUBEQUIZ_SECURE_COOKIES", "false", "mark cookies Secure and send HSTS (behind a TLS proxy)"}
 	settingLogFormat = setting{"log-format", "KUBEQUIZ_LOG_FORMAT", "text", "log format: text or json"}
 	settingProxy     = setting{"trusted-proxy", "KUBEQUIZ_TRUSTED_PROXY", "", "CIDR[,CIDR]: reverse proxies whose X-Forwarded-For gives the client address"}
+	settingMetrics   = setting{"metrics-addr", "KUBEQUIZ_METRICS_ADDR", "", "address to serve Prometheus metrics on, at /metrics (empty: none); never the -addr one"}
 	settingSync      = setting{"sync", "KUBEQUIZ_SYNC", "normal", "when commits reach the disk: normal (at checkpoints; a power loss may drop the last reviews) or full (every commit waits for the disk)"}
 )
 
@@ -89,6 +91,7 @@ func serveConfig(args []string, getenv func(string) string, stderr io.Writer) (C
 	stringVar(fs, &c.LogFormat, settingLogFormat, getenv)
 	stringVar(fs, &proxies, settingProxy, getenv)
 	stringVar(fs, &sync, settingSync, getenv)
+	stringVar(fs, &c.MetricsAddr, settingMetrics, getenv)
 	if err := boolVar(fs, &c.SecureCookies, settingSecure, getenv); err != nil {
 		return c, usageError{err.Error()}
 	}
@@ -105,7 +108,32 @@ func serveConfig(args []string, getenv func(string) string, stderr io.Writer) (C
 	if c.Sync, err = store.ParseSync(sync); err != nil {
 		return c, usageError{fmt.Sprintf("-sync: %v", err)}
 	}
+	if err := checkMetricsAddr(c.MetricsAddr, c.Addr); err != nil {
+		return c, usageError{fmt.Sprintf("-metrics-addr: %v", err)}
+	}
 	return c, nil
+}
+
+// checkMetricsAddr refuses a metrics address that is not host:port, or
+// that is the public address: the same port on the same host, or on all
+// interfaces of either. (Port 0, any free port, is never the same.)
+func checkMetricsAddr(metrics, public string) error {
+	if metrics == "" {
+		return nil
+	}
+	mh, mp, err := net.SplitHostPort(metrics)
+	if err != nil {
+		return fmt.Errorf("%q: %v", metrics, err)
+	}
+	ph, pp, err := net.SplitHostPort(public)
+	if err != nil || mp != pp || mp == "0" {
+		return nil // a bad -addr fails when the server listens on it
+	}
+	all := func(h string) bool { ip := net.ParseIP(h); return h == "" || ip != nil && ip.IsUnspecified() }
+	if mh == ph || all(mh) || all(ph) {
+		return fmt.Errorf("%q is the public address (-addr %q): metrics need an address of their own", metrics, public)
+	}
+	return nil
 }
 
 // parseCIDRs reads a comma-separated list of networks; a bare address

@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"kubequiz/internal/bank"
+	"kubequiz/internal/metrics"
 	"kubequiz/internal/quiz"
 	"kubequiz/internal/store"
 	"kubequiz/views"
@@ -145,15 +146,22 @@ func (s *Server) importApply(c echo.Context) error {
 	}
 	decoded, err := bank.DecodeAll(bankInputs(files))
 	if err != nil {
+		s.cfg.Metrics.Import(metrics.Refused)
 		return fmt.Errorf("%w: %v", quiz.ErrInvalid, err)
 	}
 	_, err = s.db.ImportUpload(ctx, id, u.ID, decoded, store.ImportOptions{Actor: u.Login, Prune: prune, Now: s.now()})
 	if errors.Is(err, quiz.ErrNotFound) {
 		return s.uploadGone(c, id, "yaml", done, err) // a submit racing this one applied it
 	}
-	if err != nil {
+	if errors.Is(err, quiz.ErrInvalid) || errors.Is(err, quiz.ErrConflict) {
+		s.cfg.Metrics.Import(metrics.Refused)
 		return err
 	}
+	if err != nil {
+		s.cfg.Metrics.Import(metrics.Failed)
+		return err
+	}
+	s.cfg.Metrics.Import(metrics.Applied)
 	s.log.InfoContext(ctx, "questions imported", "actor", u.Login, "files", len(files))
 	return c.Redirect(http.StatusSeeOther, done)
 }

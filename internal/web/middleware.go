@@ -133,12 +133,7 @@ func (s *Server) middleware() []echo.MiddlewareFunc {
 func (s *Server) securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		h := c.Response().Header()
-		h.Set("Content-Security-Policy", contentSecurityPolicy)
-		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("X-Frame-Options", "DENY")
-		h.Set("Referrer-Policy", "same-origin")
-		h.Set("Cross-Origin-Opener-Policy", "same-origin")
-		h.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=()")
+		setSecurityHeaders(h)
 		if s.secureCookies(c) {
 			h.Set("Strict-Transport-Security", "max-age=31536000; includeSubDomains")
 		}
@@ -152,8 +147,30 @@ func (s *Server) securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
+// setSecurityHeaders sets the headers that every response of kubequiz, on
+// any of its addresses, carries.
+func setSecurityHeaders(h http.Header) {
+	h.Set("Content-Security-Policy", contentSecurityPolicy)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Referrer-Policy", "same-origin")
+	h.Set("Cross-Origin-Opener-Policy", "same-origin")
+	h.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=()")
+}
+
+// SecurityHeaders gives every response of next, a handler of another
+// address than the app's (the metrics'), the headers of the app's
+// responses, and keeps it out of caches.
+func SecurityHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		setSecurityHeaders(w.Header())
+		w.Header().Set("Cache-Control", "no-store")
+		next.ServeHTTP(w, r)
+	})
+}
+
 // requestLogger writes one line per request with method, path, status,
-// duration and the request id.
+// duration and the request id, and counts the request in the metrics.
 func (s *Server) requestLogger() echo.MiddlewareFunc {
 	return middleware.RequestLoggerWithConfig(middleware.RequestLoggerConfig{
 		LogMethod:    true,
@@ -165,6 +182,9 @@ func (s *Server) requestLogger() echo.MiddlewareFunc {
 		LogError:     true,
 		HandleError:  true, // let the error handler set the status before logging
 		LogValuesFunc: func(c echo.Context, v middleware.RequestLoggerValues) error {
+			// The route's pattern, never the path: a path a client makes
+			// up is no new series.
+			s.cfg.Metrics.Request(v.Method, c.Path(), v.Status, v.Latency)
 			level := slog.LevelInfo
 			if v.Status >= 500 {
 				level = slog.LevelError

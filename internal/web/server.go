@@ -14,6 +14,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"kubequiz/internal/metrics"
 	"kubequiz/internal/quizgen"
 	"kubequiz/internal/store"
 	"kubequiz/static"
@@ -36,6 +37,10 @@ type Config struct {
 	// background job of the web layer reads; nil means time.Now. Tests
 	// set it to study at a chosen time of day.
 	Now func() time.Time
+	// Metrics, when set, hears of every request, review, import and
+	// ingest, and counts this server's live sessions when scraped. It is
+	// served on an address of its own, never by this server.
+	Metrics *metrics.Metrics
 }
 
 // Server is kubequiz's HTTP handler.
@@ -86,6 +91,11 @@ func New(cfg Config, db *store.DB, log *slog.Logger) (*Server, error) {
 	s.bg, s.stopBG = context.WithCancel(context.Background())
 	s.passwords = newHasher(cfg.Password)
 	s.ingest = newIngester(s, quizgen.Generate)
+	if cfg.Metrics != nil {
+		if err := cfg.Metrics.WatchSessions(s.liveSessions); err != nil {
+			return nil, fmt.Errorf("web: metrics: %w", err)
+		}
+	}
 	e.HTTPErrorHandler = s.handleError
 	s.routes()
 	return s, nil
@@ -113,6 +123,11 @@ func (s *Server) now() time.Time {
 		return s.cfg.Now()
 	}
 	return time.Now()
+}
+
+// liveSessions counts the sessions in use now, for the metrics.
+func (s *Server) liveSessions(ctx context.Context) (int, error) {
+	return s.db.LiveSessions(ctx, s.now(), idleTimeout)
 }
 
 // Close cancels background jobs and waits for them to end. Call it after the

@@ -162,6 +162,9 @@ func (s *Server) grade(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if !rec.Duplicate {
+		s.cfg.Metrics.ReviewRecorded(int(rec.Rating))
+	}
 	scope := views.StudyScope{Slug: in.form.scope}
 	if !hxRequest(c) {
 		// The next page tells what the grade did, as htmx's swap does,
