@@ -361,15 +361,16 @@ func TestGivenText(t *testing.T) {
 	}
 }
 
-// TestParseRating: a grade form's rating is 1 to 4, as strconv.Atoi reads
-// it; anything else is refused.
+// TestParseRating: a grade form's rating is exactly "1" to "4", as the
+// grade buttons send it; anything else is refused, numbers that name a
+// rating in another form or wrap into one included.
 func TestParseRating(t *testing.T) {
-	for in, want := range map[string]fsrs.Rating{"1": fsrs.Again, "2": fsrs.Hard, "3": fsrs.Good, "4": fsrs.Easy, "04": fsrs.Easy, "+3": fsrs.Good} {
+	for in, want := range map[string]fsrs.Rating{"1": fsrs.Again, "2": fsrs.Hard, "3": fsrs.Good, "4": fsrs.Easy} {
 		if got, err := parseRating(in); got != want || err != nil {
 			t.Errorf("parseRating(%q) = %v, %v; want %v", in, got, err, want)
 		}
 	}
-	for _, in := range []string{"", "0", "5", "-1", "3.0", " 3", "Good", "x"} {
+	for _, in := range []string{"", "0", "5", "-1", "3.0", " 3", "3 ", "Good", "x", "03", "04", "+3", "259", "-253", "1e0", "0x3", "３", "33"} {
 		if got, err := parseRating(in); err == nil {
 			t.Errorf("parseRating(%q) = %v, want an error", in, got)
 		}

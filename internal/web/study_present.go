@@ -166,15 +166,15 @@ func bindGradeForm(c echo.Context) (gradeForm, error) {
 	}}, nil
 }
 
-// parseRating reads the rating of a grade form: 1 (Again) to 4 (Easy), in
-// any form strconv.Atoi reads.
+// parseRating reads the rating of a grade form: "1" (Again) to "4" (Easy),
+// as the grade buttons send it, and nothing else: no sign, no leading
+// zero, no space, and no larger number that a conversion to a rating
+// would wrap into the range.
 func parseRating(s string) (fsrs.Rating, error) {
-	n, err := strconv.Atoi(s)
-	r := fsrs.Rating(n)
-	if err != nil || !r.Valid() {
+	if len(s) != 1 || s[0] < '1' || s[0] > '4' {
 		return 0, fmt.Errorf("bad rating %q", s)
 	}
-	return r, nil
+	return fsrs.Rating(s[0] - '0'), nil
 }
 
 // clip shortens s to maxAnswerRunes runes and makes it valid UTF-8.
