@@ -355,9 +355,22 @@ func (a *accounts) accountPage(c echo.Context) error {
 	return a.render(c, http.StatusOK, views.AccountPage(a.page(c, "アカウント"), f))
 }
 
+// msgNameMissing answers a name form without its field, which the
+// account page's form always sends (empty, to go back to the login name).
+const msgNameMissing = "表示名の欄が送られてこなかったため、表示名は変更していません。ページを読み込み直してから、もう一度保存してください。"
+
+// changeName sets the learner's display name; an empty one clears it, and
+// the login name is shown instead. A form without the field is refused.
 func (a *accounts) changeName(c echo.Context) error {
 	u, _ := currentUser(c)
-	name, err := account.CheckDisplayName(c.FormValue("display_name"))
+	form, err := c.FormParams()
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest).SetInternal(err)
+	}
+	if _, sent := form["display_name"]; !sent {
+		return a.refuseAccount(c, http.StatusBadRequest, func(f *views.AccountForm) { f.NameError = msgNameMissing })
+	}
+	name, err := account.CheckDisplayName(form.Get("display_name"))
 	if err != nil {
 		return a.refuseAccount(c, http.StatusUnprocessableEntity, func(f *views.AccountForm) { f.DisplayName, f.NameError = name, err.Error() })
 	}
