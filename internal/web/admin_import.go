@@ -6,6 +6,9 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 
@@ -226,32 +229,58 @@ func uploadedFiles(c echo.Context, field string, maxFiles int, maxSize int64) ([
 	}
 	var files []store.UploadedFile
 	for _, h := range headers {
+		// The name the browser sent, made fit to show, is the only one
+		// used from here on: in messages, in the stored upload and in
+		// the import history. It never names a path.
+		name := uploadName(h.Filename)
 		if h.Size > maxSize {
-			return nil, fmt.Errorf("%s: %d バイトで、上限 %d バイトを超えています", h.Filename, h.Size, maxSize)
+			return nil, fmt.Errorf("%s: %d バイトで、上限 %d バイトを超えています", name, h.Size, maxSize)
 		}
 		f, err := h.Open()
 		if err != nil {
-			return nil, fmt.Errorf("%s: %v", h.Filename, err)
+			return nil, fmt.Errorf("%s: %v", name, err)
 		}
 		b, err := io.ReadAll(io.LimitReader(f, maxSize+1))
 		f.Close()
 		if err != nil {
-			return nil, fmt.Errorf("%s: %v", h.Filename, err)
+			return nil, fmt.Errorf("%s: %v", name, err)
 		}
-		// Only the base name is kept, and only for messages: it never names a path.
-		files = append(files, store.UploadedFile{Name: baseName(h.Filename), Data: b})
+		files = append(files, store.UploadedFile{Name: name, Data: b})
 	}
 	return files, nil
 }
 
-func baseName(name string) string {
-	for i := len(name) - 1; i >= 0; i-- {
-		if name[i] == '/' || name[i] == '\\' {
-			return name[i+1:]
+// maxUploadName is the most runes of an upload's name that pages show.
+const maxUploadName = 100
+
+// uploadName is the name an uploaded file is known by on the admin pages:
+// the base name the browser sent, as valid UTF-8 (a run of bytes that is
+// not becomes U+FFFD), without control or format characters (the bidi
+// controls among them, which can make a name read as another, such as
+// "evil\u202Elmay.exe" as "evilexe.yaml") or line and paragraph
+// separators, spaces trimmed, and at most maxUploadName runes, the last
+// an ellipsis when cut. A name left empty is "upload".
+func uploadName(raw string) string {
+	name := strings.Map(func(r rune) rune {
+		if unicode.In(r, unicode.Cc, unicode.Cf, unicode.Zl, unicode.Zp) {
+			return -1
 		}
+		return r
+	}, strings.ToValidUTF8(baseName(raw), "\uFFFD"))
+	name = strings.TrimSpace(name)
+	if utf8.RuneCountInString(name) > maxUploadName {
+		name = string([]rune(name)[:maxUploadName-1]) + "…"
 	}
 	if name == "" {
 		return "upload"
+	}
+	return name
+}
+
+// baseName is name after its last slash or backslash.
+func baseName(name string) string {
+	if i := strings.LastIndexAny(name, `/\`); i >= 0 {
+		return name[i+1:]
 	}
 	return name
 }

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"kubequiz/internal/quiz"
 )
@@ -272,5 +273,65 @@ func TestAdminImportAppliesWhatWasPreviewed(t *testing.T) {
 	if rec.Code != http.StatusUnprocessableEntity || !strings.Contains(body, `<code>b.yaml</code> <strong>deck.slug</strong> deck &#34;v1-36-sig-node&#34; is also in a.yaml`) ||
 		!strings.Contains(body, "/cancel") {
 		t.Errorf("two files of one deck = %d: %.2000s", rec.Code, body)
+	}
+}
+
+// TestUploadName: an upload's name as the admin pages show it is valid
+// UTF-8, holds no control or format characters (bidi controls among
+// them), and is at most maxUploadName runes.
+func TestUploadName(t *testing.T) {
+	long := strings.Repeat("長", 150) + ".yaml"
+	tests := []struct {
+		name, raw, want string
+	}{
+		{"plain", "node.yaml", "node.yaml"},
+		{"a path", `C:\Users\root\node.yaml`, "node.yaml"},
+		{"a Unix path", "/tmp/x/node.yaml", "node.yaml"},
+		{"right-to-left override", "evil\u202Elmay.exe", "evillmay.exe"},
+		{"every bidi control", "a\u202A\u202B\u202C\u202D\u202E\u2066\u2067\u2068\u2069\u200E\u200F\u061Cb.yaml", "ab.yaml"},
+		{"other format characters", "\ufeffa\u200b\u200d\u2060b.yaml", "ab.yaml"},
+		{"controls", "a\x00b\x1b[31m\tc\r\nd\u0085.yaml", "ab[31mcd.yaml"},
+		{"line and paragraph separators", "a\u2028b\u2029.yaml", "ab.yaml"},
+		{"invalid UTF-8", "a\xff\xfeb.yaml", "a\ufffdb.yaml"},
+		{"spaces around", "  node.yaml \u3000", "node.yaml"},
+		{"too long", long, strings.Repeat("長", maxUploadName-1) + "…"},
+		{"just long enough", strings.Repeat("x", maxUploadName), strings.Repeat("x", maxUploadName)},
+		{"empty", "", "upload"},
+		{"nothing left", "dir/\u202E\x00", "upload"},
+	}
+	for _, tt := range tests {
+		if got := uploadName(tt.raw); got != tt.want {
+			t.Errorf("%s: uploadName(%q) = %q, want %q", tt.name, tt.raw, got, tt.want)
+		}
+	}
+}
+
+// TestUploadNameShown uploads a question file under a name with bidi
+// controls, invalid UTF-8 and far too many characters (a part's header
+// holds no control byte: the multipart reader refuses it): the preview
+// and the import history show it cleaned and cut.
+func TestUploadNameShown(t *testing.T) {
+	ts := withAdmin(t, newAccountServer(t, Config{}))
+	admin := newClient(t, ts, "192.0.2.12")
+	admin.mustLogin("root", adminPassword)
+	raw := "\u202Elmay.exe\u2066\u200f\u061c\ufeff[31m\xff" + strings.Repeat("長", 150) + ".yaml"
+	rec := admin.postFiles("/admin/import", map[string][]byte{raw: readTestFile(t, "..", "bank", "testdata", "good", "all-types.yaml")})
+	preview := rec.Header().Get("Location")
+	if rec.Code != http.StatusSeeOther || !previewPath.MatchString(preview) {
+		t.Fatalf("upload = %d to %q: %.300s", rec.Code, preview, rec.Body.String())
+	}
+	shown := "lmay.exe[31m\ufffd" + strings.Repeat("長", maxUploadName-len([]rune("lmay.exe[31m\ufffd"))-1) + "…"
+	pages := map[string]string{"preview": admin.get(preview).Body.String()}
+	if rec := admin.post(preview+"/apply", nil); rec.Code != http.StatusSeeOther {
+		t.Fatalf("apply = %d", rec.Code)
+	}
+	pages["history"] = admin.get("/admin/import").Body.String()
+	for page, body := range pages {
+		if !strings.Contains(body, shown) {
+			t.Errorf("the %s does not show the name as %q", page, shown)
+		}
+		if !utf8.ValidString(body) || strings.ContainsAny(body, "\u202A\u202B\u202C\u202D\u202E\u2066\u2067\u2068\u2069\u200E\u200F\u061C\x1b") {
+			t.Errorf("the %s shows invalid UTF-8, a bidi control or a control character", page)
+		}
 	}
 }
