@@ -3,7 +3,6 @@ package web
 import (
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -61,7 +60,7 @@ func (s *Server) renderImportForm(c echo.Context, status int, errMsg string) err
 // importUpload keeps the uploaded files and shows their preview.
 func (s *Server) importUpload(c echo.Context) error {
 	u, _ := currentUser(c)
-	files, err := uploadedFiles(c, "files", maxImportFiles, bank.MaxFileSize)
+	files, err := uploadedFiles(c, "files", maxImportFiles)
 	if err != nil {
 		return s.renderImportForm(c, http.StatusUnprocessableEntity, err.Error())
 	}
@@ -213,39 +212,27 @@ func (s *Server) importCancel(c echo.Context) error {
 	return c.Redirect(http.StatusSeeOther, "/admin/import")
 }
 
-// uploadedFiles reads the files of a multipart field, refusing too many files
-// and files over maxSize before reading them whole.
-func uploadedFiles(c echo.Context, field string, maxFiles int, maxSize int64) ([]store.UploadedFile, error) {
-	form, err := c.MultipartForm()
-	if err != nil {
-		return nil, fmt.Errorf("アップロードを読み込めません: %v", err)
-	}
-	headers := form.File[field]
-	if len(headers) == 0 {
-		return nil, errors.New("ファイルが選ばれていません")
-	}
-	if len(headers) > maxFiles {
-		return nil, fmt.Errorf("ファイルは一度に %d 個までです (%d 個)", maxFiles, len(headers))
+// uploadedFiles returns the files of a multipart field of an admin's
+// upload, as parseBody read them (each within its route's limit), and
+// refuses none or too many.
+func uploadedFiles(c echo.Context, field string, maxFiles int) ([]store.UploadedFile, error) {
+	all, ok := c.Get(formFilesKey).([]formFile)
+	if !ok {
+		// The body was not read as an admin's upload: the session
+		// changed between the upload check and the admin check.
+		return nil, errors.New("アップロードを読み込めませんでした。もう一度アップロードしてください。")
 	}
 	var files []store.UploadedFile
-	for _, h := range headers {
-		// The name the browser sent, made fit to show, is the only one
-		// used from here on: in messages, in the stored upload and in
-		// the import history. It never names a path.
-		name := uploadName(h.Filename)
-		if h.Size > maxSize {
-			return nil, fmt.Errorf("%s: %d バイトで、上限 %d バイトを超えています", name, h.Size, maxSize)
+	for _, f := range all {
+		if f.field == field {
+			files = append(files, store.UploadedFile{Name: f.name, Data: f.data})
 		}
-		f, err := h.Open()
-		if err != nil {
-			return nil, fmt.Errorf("%s: %v", name, err)
-		}
-		b, err := io.ReadAll(io.LimitReader(f, maxSize+1))
-		f.Close()
-		if err != nil {
-			return nil, fmt.Errorf("%s: %v", name, err)
-		}
-		files = append(files, store.UploadedFile{Name: name, Data: b})
+	}
+	if len(files) == 0 {
+		return nil, errors.New("ファイルが選ばれていません")
+	}
+	if len(files) > maxFiles {
+		return nil, fmt.Errorf("ファイルは一度に %d 個までです (%d 個)", maxFiles, len(files))
 	}
 	return files, nil
 }

@@ -3,6 +3,7 @@ package web
 import (
 	"bytes"
 	"context"
+	"io"
 	"maps"
 	"mime/multipart"
 	"net/http"
@@ -16,6 +17,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"kubequiz/internal/bank"
 	"kubequiz/internal/quiz"
 )
 
@@ -170,9 +172,9 @@ func TestAdminImportErrors(t *testing.T) {
 	if strings.Contains(body, `id="import-apply"`) {
 		t.Error("a preview with problems offers to apply")
 	}
-	// Too large a file is refused at upload.
+	// Too large a file is refused at upload (TestUploadFileOverLimit).
 	rec = admin.postFiles("/admin/import", map[string][]byte{"huge.yaml": bytes.Repeat([]byte("#"), 300<<10)})
-	if rec.Code != http.StatusUnprocessableEntity || !strings.Contains(rec.Body.String(), "huge.yaml") {
+	if rec.Code != http.StatusRequestEntityTooLarge || !strings.Contains(rec.Body.String(), "huge.yaml") {
 		t.Errorf("oversize upload = %d; body %.300s", rec.Code, rec.Body.String())
 	}
 	after, err := ts.db.TableChecksums(ctx)
@@ -333,5 +335,61 @@ func TestUploadNameShown(t *testing.T) {
 		if !utf8.ValidString(body) || strings.ContainsAny(body, "\u202A\u202B\u202C\u202D\u202E\u2066\u2067\u2068\u2069\u200E\u200F\u061C\x1b") {
 			t.Errorf("the %s shows invalid UTF-8, a bidi control or a control character", page)
 		}
+	}
+}
+
+// countingReader counts the bytes read from it.
+type countingReader struct {
+	r io.Reader
+	n int
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += n
+	return n, err
+}
+
+// TestUploadFileOverLimit: a question file over its limit is refused with
+// a 413 while it is read, a little after its limit, not once the whole
+// body is in; the page names it, says the limit and leads back to the
+// form, and nothing is kept. A file of exactly the limit is taken.
+func TestUploadFileOverLimit(t *testing.T) {
+	ts := withAdmin(t, newAccountServer(t, Config{}))
+	ctx := context.Background()
+	admin := newClient(t, ts, "192.0.2.13")
+	admin.mustLogin("root", adminPassword)
+	upload := func(files ...[2]string) (*httptest.ResponseRecorder, int, int) {
+		var body bytes.Buffer
+		mw := multipart.NewWriter(&body)
+		mw.WriteField(csrfFormField, admin.csrfToken())
+		for _, f := range files {
+			w, _ := mw.CreateFormFile("files", f[0])
+			io.WriteString(w, f[1])
+		}
+		mw.Close()
+		size := body.Len()
+		in := &countingReader{r: &body}
+		req := httptest.NewRequest(http.MethodPost, "/admin/import", in) // no Content-Length: read as it comes
+		req.Header.Set("Content-Type", mw.FormDataContentType())
+		return admin.send(req), in.n, size
+	}
+	before, _ := ts.db.TableChecksums(ctx)
+	over := strings.Repeat("#", bank.MaxFileSize+1)
+	rec, read, size := upload([2]string{"small.yaml", "# nothing\n"}, [2]string{"big.yaml", over + strings.Repeat("#", 2<<20)}, [2]string{"after.yaml", over})
+	body := rec.Body.String()
+	if rec.Code != http.StatusRequestEntityTooLarge || !strings.Contains(body, "big.yaml は大きすぎるため") || !strings.Contains(body, "1 ファイル 256 KiB まで") ||
+		!strings.Contains(body, `<a href="/admin/import">アップロードの画面に戻る</a>`) {
+		t.Errorf("upload of a file over the limit = %d: %.3000s", rec.Code, body)
+	}
+	if limit := bank.MaxFileSize + 64<<10; read > limit {
+		t.Errorf("read %d bytes of a %d-byte body before refusing it, want at most %d", read, size, limit)
+	}
+	if after, _ := ts.db.TableChecksums(ctx); after["uploads"] != before["uploads"] || after["upload_files"] != before["upload_files"] {
+		t.Error("the refused upload was kept")
+	}
+	at := strings.Repeat("#", bank.MaxFileSize-1) + "\n"
+	if rec, _, _ := upload([2]string{"at-limit.yaml", at}); rec.Code != http.StatusSeeOther {
+		t.Errorf("upload of a file of exactly the limit = %d, want 303: %.300s", rec.Code, rec.Body.String())
 	}
 }

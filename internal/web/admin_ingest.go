@@ -147,7 +147,7 @@ func (h *ingester) upload(c echo.Context) error {
 	if err != nil {
 		return h.renderIndex(c, http.StatusUnprocessableEntity, o, err.Error())
 	}
-	files, err := uploadedFiles(c, "files", maxIngestFiles, changelog.MaxDocumentSize)
+	files, err := uploadedFiles(c, "files", maxIngestFiles)
 	if err != nil {
 		return h.renderIndex(c, http.StatusUnprocessableEntity, o, err.Error())
 	}

@@ -51,7 +51,12 @@ func (s *Server) handleError(err error, c echo.Context) {
 		return
 	}
 	next := views.HomeLink
+	var big fileTooLarge
 	switch {
+	case errors.As(err, &big):
+		// One file over its limit, met while it was read.
+		msg = big.name + " は大きすぎるため、アップロードしませんでした (1 ファイル " + sizeText(big.limit) + " まで)。"
+		next = views.Link{Href: templ.SafeURL(c.Request().URL.Path), Text: "アップロードの画面に戻る"}
 	case status == http.StatusRequestEntityTooLarge && s.isUpload(c):
 		// Refused before the session is read: say what the limit is, and
 		// lead back to the form (the path of the upload is its page).

@@ -63,9 +63,7 @@ func (s *Server) adminUpload(c echo.Context) (bool, error) {
 	if c.Request().Method != http.MethodPost {
 		return false, nil
 	}
-	switch c.Request().URL.Path {
-	case "/admin/import", "/admin/ingest":
-	default:
+	if fileLimit(c.Request().URL.Path) == 0 {
 		return false, nil
 	}
 	ck, err := c.Cookie(s.cookieName(c, sessionCookie, sessionCookieSecure))
@@ -111,7 +109,8 @@ func (s *Server) pre() []echo.MiddlewareFunc {
 // middleware returns the chain routed requests pass after pre, in order:
 // whether the request is an admin's upload (markUpload), then the body
 // limit; the body parse (bodyparse.go), so that a body over the
-// limit is a 413 and forms hold only the body's fields; then CSRF, which
+// limit, or a file of an admin's upload over its own, is a 413 and forms
+// hold only the body's fields; then CSRF, which
 // reads the form, so that a refused request has touched nothing; then the
 // session, which puts the signed-in user in the context; then the check
 // that a signed-in browser's CSRF cookie is its session's (bindCSRF).
@@ -120,7 +119,7 @@ func (s *Server) middleware() []echo.MiddlewareFunc {
 		s.markUpload,
 		middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{Limit: bodyLimit, Skipper: s.isUpload}),
 		middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{Limit: uploadBodyLimit, Skipper: func(c echo.Context) bool { return !s.isUpload(c) }}),
-		parseBody,
+		s.parseBody,
 		s.csrf(),
 		s.loadSession,
 		s.bindCSRF,

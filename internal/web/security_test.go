@@ -450,9 +450,9 @@ func TestUploadLimitNeedsSession(t *testing.T) {
 	}
 	admin := newClient(t, ts, "127.0.7.2")
 	admin.mustLogin("root", adminPassword)
-	// Past the body limit, the file is refused for its own size (422).
-	if rec := admin.postFiles("/admin/import", big); rec.Code != http.StatusUnprocessableEntity || !strings.Contains(rec.Body.String(), "big.yaml") {
-		t.Errorf("2 MB upload by the admin = %d, want 422 naming the file; body %.300s", rec.Code, rec.Body.String())
+	// Past the body limit, the file is refused for its own size.
+	if rec := admin.postFiles("/admin/import", big); rec.Code != http.StatusRequestEntityTooLarge || !strings.Contains(rec.Body.String(), "big.yaml") {
+		t.Errorf("2 MB upload by the admin = %d, want 413 naming the file; body %.300s", rec.Code, rec.Body.String())
 	}
 	// Past the large limit too: the page says what the limit is and leads
 	// back to the upload form.
