@@ -58,22 +58,29 @@ func problemText(err error) (msg, field string) {
 // characters (browsers drop tabs and newlines, turning "/\t/x" into "//x")
 // are refused.
 func safeNext(next string) string {
-	if next == "" || len(next) > 2048 || next[0] != '/' || strings.HasPrefix(next, "//") {
+	if !localPath(next) {
 		return "/"
 	}
-	for _, r := range next {
-		if r == '\\' || unicode.IsControl(r) || unicode.IsSpace(r) {
-			return "/"
-		}
-	}
-	u, err := url.Parse(next)
-	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || !strings.HasPrefix(u.Path, "/") {
-		return "/"
-	}
-	if u.Path == "/login" || u.Path == "/logout" {
+	if u, _ := url.Parse(next); u.Path == "/login" || u.Path == "/logout" {
 		return "/"
 	}
 	return next
+}
+
+// localPath reports whether p is a path of this server, with its query,
+// that a link or redirect may lead to: not another host's ("//host",
+// "/\\host"), no scheme, no control characters or spaces.
+func localPath(p string) bool {
+	if p == "" || len(p) > 2048 || p[0] != '/' || strings.HasPrefix(p, "//") {
+		return false
+	}
+	for _, r := range p {
+		if r == '\\' || unicode.IsControl(r) || unicode.IsSpace(r) {
+			return false
+		}
+	}
+	u, err := url.Parse(p)
+	return err == nil && u.Scheme == "" && u.Host == "" && u.User == nil && strings.HasPrefix(u.Path, "/")
 }
 
 func (a *accounts) loginPage(c echo.Context) error {

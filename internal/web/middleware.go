@@ -2,7 +2,6 @@ package web
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -11,8 +10,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
-
-	"kubequiz/internal/quiz"
 )
 
 const csrfContextKey = "csrf"
@@ -66,18 +63,11 @@ func (s *Server) adminUpload(c echo.Context) (bool, error) {
 	if fileLimit(c.Request().URL.Path) == 0 {
 		return false, nil
 	}
-	ck, err := c.Cookie(s.cookieName(c, sessionCookie, sessionCookieSecure))
-	if err != nil || !wellFormedToken(ck.Value) {
-		return false, nil
-	}
-	u, _, err := s.db.SessionUser(c.Request().Context(), hashToken(ck.Value), s.now(), idleTimeout)
-	if errors.Is(err, quiz.ErrNotFound) {
-		return false, nil
-	}
+	u, _, ok, err := s.sessionOf(c)
 	if err != nil {
 		return false, fmt.Errorf("upload limit: %w", err)
 	}
-	return u.IsAdmin(), nil
+	return ok && u.IsAdmin(), nil
 }
 
 // contentSecurityPolicy allows no inline script or style and nothing from

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
+	"html"
 	"io"
 	"log/slog"
 	"maps"
@@ -705,5 +706,78 @@ func TestFormActionsAsPages(t *testing.T) {
 	// The pages of their own under such paths stay themselves.
 	if rec := cl.get("/admin/import/0123abcd/done"); rec.Code != http.StatusNotFound {
 		t.Errorf("GET the done page of an unknown upload = %d, want 404", rec.Code)
+	}
+}
+
+// TestCSRFRefusalPage: a form refused by a CSRF check (a page left open
+// past its token, in the first place) gets a page that says the page was
+// stale, nothing was changed, and offers to load it again: the page it
+// was sent from, when the browser names one of this server's, or else the
+// page of the form from the route table. A signed-in learner's header
+// shows them signed in, with a sign-out form that works.
+func TestCSRFRefusalPage(t *testing.T) {
+	ts := withAdmin(t, newAccountServer(t, Config{}))
+	alice := newClient(t, ts, "192.0.2.70")
+	if rec := alice.register("alice", memberPassword, nil); rec.Code != http.StatusSeeOther {
+		t.Fatalf("register = %d", rec.Code)
+	}
+	own := alice.csrfToken()
+	signedOut := newClient(t, ts, "192.0.2.71")
+	signedOut.csrfToken()
+	tests := []struct {
+		name     string
+		cl       *client
+		path     string
+		headers  map[string]string
+		cookie   string // the CSRF cookie sent in place of the client's; "" keeps it
+		reload   string
+		signedIn bool
+	}{
+		{"an old token, from the account page", alice, "/account/name", map[string]string{"Referer": "http://example.com/account?done=name"}, "", "/account?done=name", true},
+		{"an old token, no Referer", alice, "/account/name", nil, "", "/account", true},
+		{"an old token, htmx's page", alice, "/study/grade", map[string]string{"HX-Current-URL": "http://example.com/study/v1-36-sig-node", "HX-Request": "true"}, "", "/study/v1-36-sig-node", true},
+		{"an old token, a form of an upload", alice, "/admin/import/0123abcd/apply", nil, "", "/admin/import/0123abcd", true},
+		{"another site's Referer", alice, "/account/limits", map[string]string{"Referer": "http://evil.example/account"}, "", "/account", true},
+		{"a Referer leading to another host", alice, "/account/limits", map[string]string{"Referer": "http://example.com//evil.example/x"}, "", "/account", true},
+		{"cross-site", alice, "/account/timezone", map[string]string{"Sec-Fetch-Site": "cross-site"}, "", "/account", true},
+		{"a cookie not the session's", alice, "/account/name", map[string]string{"Referer": "http://example.com/account"}, "planted", "/account", true},
+		{"signed out, the sign-in page", signedOut, "/login", map[string]string{"Referer": "http://example.com/login?next=%2Fstudy"}, "", "/login?next=%2Fstudy", false},
+		{"signed out, no Referer", signedOut, "/register", nil, "", "/register", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			form := url.Values{csrfFormField: {"an-old-token"}, "display_name": {"Changed"}, "login": {"alice"}, "password": {memberPassword}}
+			req := httptest.NewRequest(http.MethodPost, tt.path, strings.NewReader(form.Encode()))
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			for k, v := range tt.headers {
+				req.Header.Set(k, v)
+			}
+			if tt.cookie != "" {
+				saved := tt.cl.cookies[csrfCookie]
+				tt.cl.cookies[csrfCookie] = tt.cookie
+				defer func() { tt.cl.cookies[csrfCookie] = saved }()
+			}
+			rec := tt.cl.send(req)
+			body := rec.Body.String()
+			if rec.Code != http.StatusForbidden || !strings.Contains(body, msgStalePage) ||
+				!strings.Contains(body, `<a href="`+html.EscapeString(tt.reload)+`">ページを読み込み直す</a>`) {
+				t.Fatalf("= %d, want 403 saying the page was stale with a link to %s: %.3000s", rec.Code, tt.reload, body)
+			}
+			if tt.headers["HX-Request"] == "true" {
+				return // a fragment, without the header
+			}
+			if got := strings.Contains(body, `<span class="user-name" title="alice">alice</span>`); got != tt.signedIn {
+				t.Errorf("the header shows alice signed in: %v, want %v", got, tt.signedIn)
+			}
+			if tt.signedIn && !strings.Contains(body, `name="_csrf" value="`+own+`"`) {
+				t.Errorf("the sign-out form does not carry the session's token %s", own)
+			}
+		})
+	}
+	if got := displayName(t, ts, "alice"); got != "" {
+		t.Errorf("display name = %q after refused forms", got)
+	}
+	if got := alice.cookies[csrfCookie]; got != own {
+		t.Errorf("CSRF cookie after the refusals = %q, want the session's %q", got, own)
 	}
 }

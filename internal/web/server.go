@@ -54,6 +54,10 @@ type Server struct {
 	passwords *hasher
 	// ingest serves the changelog ingest pages (admin_ingest.go).
 	ingest *ingester
+	// formLeadsTo is, for the path of each form action of the route
+	// table, the page a GET of it leads to (route.getLeadsTo). routes
+	// fills it; it never changes after.
+	formLeadsTo map[string]string
 	// buffers are the render buffers kept for reuse (render.go).
 	buffers sync.Pool
 
