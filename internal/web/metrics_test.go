@@ -115,16 +115,25 @@ func TestMetrics(t *testing.T) {
 	}
 
 	// The metrics address serves nothing else.
-	for _, path := range []string{"/", "/healthz", metrics.Path + "/x"} {
-		resp, err := http.Get(scrapes.URL + path)
+	for _, tt := range []struct {
+		method, path string
+		status       int
+	}{
+		{http.MethodGet, "/", http.StatusNotFound},
+		{http.MethodGet, "/healthz", http.StatusNotFound},
+		{http.MethodGet, metrics.Path + "/x", http.StatusNotFound},
+		{http.MethodPost, metrics.Path, http.StatusMethodNotAllowed},
+	} {
+		req, _ := http.NewRequest(tt.method, scrapes.URL+tt.path, nil)
+		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
 		resp.Body.Close()
-		if resp.StatusCode != http.StatusNotFound {
-			t.Errorf("GET %s of the metrics address = %d, want 404", path, resp.StatusCode)
+		if resp.StatusCode != tt.status {
+			t.Errorf("%s %s of the metrics address = %d, want %d", tt.method, tt.path, resp.StatusCode, tt.status)
 		}
-		checkSecurityHeaders(t, "GET "+path+" of the metrics address", resp.Header)
+		checkSecurityHeaders(t, tt.method+" "+tt.path+" of the metrics address", resp.Header)
 	}
 }
 

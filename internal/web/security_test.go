@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/tls"
@@ -15,6 +16,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -779,5 +781,120 @@ func TestCSRFRefusalPage(t *testing.T) {
 	}
 	if got := alice.cookies[csrfCookie]; got != own {
 		t.Errorf("CSRF cookie after the refusals = %q, want the session's %q", got, own)
+	}
+}
+
+// TestSecurityHeadersEverywhere sends requests that end in every kind of
+// answer kubequiz writes (pages, redirects, static files and their 304,
+// and each error the error handler or a middleware gives) to a server set
+// up as serve sets it up, and checks that each carries the security
+// headers. Go's own answers to requests it cannot read (400, 431, ...)
+// are written before kubequiz sees them, and are not checked.
+func TestSecurityHeadersEverywhere(t *testing.T) {
+	ts := withAdmin(t, newAccountServer(t, Config{}))
+	srv := httptest.NewUnstartedServer(ts)
+	srv.Config = HTTPServer(ts, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	srv.Start()
+	defer srv.Close()
+	admin := newClient(t, ts, "192.0.2.80")
+	admin.mustLogin("root", adminPassword)
+	home := admin.get("/").Body.String()
+	css := regexp.MustCompile(`/static/app\.css\?v=[0-9a-f]+`).FindString(home)
+	if css == "" {
+		t.Fatalf("the home page links no app.css: %.500s", home)
+	}
+	etag := admin.get(css).Header().Get("ETag")
+	form := func(method, path, body string, header ...string) *http.Request {
+		req := httptest.NewRequest(method, path, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		for i := 0; i+1 < len(header); i += 2 {
+			req.Header.Set(header[i], header[i+1])
+		}
+		return req
+	}
+	chunked := httptest.NewRequest(http.MethodPost, "/login", io.MultiReader(strings.NewReader("login="), strings.NewReader(strings.Repeat("x", 2<<20))))
+	chunked.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	chunked.ContentLength = -1
+	var multi bytes.Buffer
+	mw := multipart.NewWriter(&multi)
+	mw.WriteField(csrfFormField, admin.csrfToken())
+	fw, _ := mw.CreateFormFile("files", "big.yaml")
+	fw.Write(bytes.Repeat([]byte("#"), 300<<10))
+	mw.Close()
+	upload := httptest.NewRequest(http.MethodPost, "/admin/import", &multi)
+	upload.Header.Set("Content-Type", mw.FormDataContentType())
+	notModified := httptest.NewRequest(http.MethodGet, css, nil)
+	notModified.Header.Set("If-None-Match", etag)
+	tok := url.Values{csrfFormField: {admin.csrfToken()}}
+	tests := []struct {
+		name   string
+		cl     *client // nil: signed out
+		req    *http.Request
+		status int
+	}{
+		{"a page", admin, httptest.NewRequest(http.MethodGet, "/", nil), 200},
+		{"a page, HEAD", admin, httptest.NewRequest(http.MethodHead, "/account", nil), 200},
+		{"the health check", nil, httptest.NewRequest(http.MethodGet, "/healthz", nil), 200},
+		{"a static file", nil, httptest.NewRequest(http.MethodGet, css, nil), 200},
+		{"a static file not modified", nil, notModified, 304},
+		{"no static file", nil, httptest.NewRequest(http.MethodGet, "/static/nope.css", nil), 404},
+		{"the static folder", nil, httptest.NewRequest(http.MethodGet, "/static/", nil), 404},
+		{"no page", nil, httptest.NewRequest(http.MethodGet, "/no-such-page", nil), 404},
+		{"no upload", admin, httptest.NewRequest(http.MethodGet, "/admin/import/0123abcd", nil), 404},
+		{"a redirect to sign in", nil, httptest.NewRequest(http.MethodGet, "/study", nil), 303},
+		{"a form action as a page", admin, httptest.NewRequest(http.MethodGet, "/account/limits", nil), 303},
+		{"a form's redirect", admin, form(http.MethodPost, "/account/name", url.Values{csrfFormField: {admin.csrfToken()}, "display_name": {"Root"}}.Encode()), 303},
+		{"an unknown method", admin, httptest.NewRequest(http.MethodDelete, "/login", nil), 405},
+		{"OPTIONS", nil, httptest.NewRequest(http.MethodOptions, "/", nil), 405},
+		{"a method the route does not take", admin, form(http.MethodPost, "/decks", tok.Encode()), 405},
+		{"a malformed body", nil, form(http.MethodPost, "/login", "%zz"), 400},
+		{"a malformed grade", admin, form(http.MethodPost, "/study/grade", tok.Encode()), 400},
+		{"signed out, htmx", nil, form(http.MethodPost, "/study/grade", "", "HX-Request", "true"), 403},
+		{"no CSRF token", admin, form(http.MethodPost, "/account/name", "display_name=x"), 403},
+		{"not an admin's page", nil, form(http.MethodPost, "/admin/import/0123abcd/apply", ""), 403},
+		{"a body over the limit", nil, form(http.MethodPost, "/login", "login="+strings.Repeat("x", 2<<20)), 413},
+		{"a chunked body over the limit", nil, chunked, 413},
+		{"an upload's file over its limit", admin, upload, 413},
+		{"a refused form", admin, form(http.MethodPost, "/account/limits", url.Values{csrfFormField: {admin.csrfToken()}, "new_per_day": {"x"}}.Encode()), 422},
+	}
+	for _, tt := range tests {
+		cl := tt.cl
+		if cl == nil {
+			cl = newClient(t, ts, "192.0.2.81")
+		}
+		rec := cl.send(tt.req)
+		if rec.Code != tt.status {
+			t.Errorf("%s: %s %s = %d, want %d", tt.name, tt.req.Method, tt.req.URL, rec.Code, tt.status)
+		}
+		checkSecurityHeaders(t, tt.name, rec.Header())
+	}
+
+	// Through the HTTP server itself: "OPTIONS *", which net/http would
+	// answer on its own, reaches kubequiz.
+	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "OPTIONS * HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", srv.Listener.Addr())
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusMethodNotAllowed {
+		t.Errorf("OPTIONS * = %d, want 405", resp.StatusCode)
+	}
+	checkSecurityHeaders(t, "OPTIONS *", resp.Header)
+
+	// An error of the server: the database is gone.
+	ts.db.Close()
+	time.Sleep(1100 * time.Millisecond) // past the store's session cache (1 s)
+	for _, path := range []string{"/healthz", "/decks"} {
+		rec := admin.get(path)
+		if rec.Code < 500 {
+			t.Errorf("GET %s with the database closed = %d, want a 5xx", path, rec.Code)
+		}
+		checkSecurityHeaders(t, "GET "+path+" with the database closed", rec.Header())
 	}
 }

@@ -69,15 +69,20 @@ type Server struct {
 }
 
 // HTTPServer is the http.Server that kubequiz serves h with: timeouts that
-// bound slow clients, and net/http's own errors logged as warnings.
+// bound slow clients, net/http's own errors logged as warnings, and
+// "OPTIONS *" handed to h like any request (net/http would answer it
+// itself, without kubequiz's headers). net/http still answers by itself a
+// request it cannot read (400, 431, 501, 505) or with an Expect it does
+// not know (417).
 func HTTPServer(h http.Handler, log *slog.Logger) *http.Server {
 	return &http.Server{
-		Handler:           h,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       60 * time.Second,
-		WriteTimeout:      60 * time.Second,
-		IdleTimeout:       120 * time.Second,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		Handler:                      h,
+		DisableGeneralOptionsHandler: true,
+		ReadHeaderTimeout:            10 * time.Second,
+		ReadTimeout:                  60 * time.Second,
+		WriteTimeout:                 60 * time.Second,
+		IdleTimeout:                  120 * time.Second,
+		ErrorLog:                     slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 }
 
