@@ -27,6 +27,7 @@ type Config struct {
 	BackupDir   string
 	BackupEvery time.Duration
 	BackupKeep  int
+	MetricsAddr string
 }
 
 // setting describes one configuration value for flags, environment and docs.
@@ -40,6 +41,7 @@ var (
 	settingSecure    = setting{"secure-cookies", "KUBEQUIZ_SECURE_COOKIES", "false", "mark cookies Secure and send HSTS (behind a TLS proxy)"}
 	settingLogFormat = setting{"log-format", "KUBEQUIZ_LOG_FORMAT", "text", "log format: text or json"}
 	settingProxy     = setting{"trusted-proxy", "KUBEQUIZ_TRUSTED_PROXY", "", "CIDR[,CIDR]: reverse proxies whose X-Forwarded-For gives the client address"}
+	settingMetrics   = setting{"metrics-addr", "KUBEQUIZ_METRICS_ADDR", "", "address to serve Prometheus metrics on, at /metrics (empty: none); never the -addr one"}
 	settingSync      = setting{"sync", "KUBEQUIZ_SYNC", "normal", "when commits reach the disk: normal (at checkpoints; a power loss may drop the last reviews) or full (every commit waits for the disk)"}
 )
 
@@ -140,6 +142,7 @@ func serveConfig(args []string, getenv func(string) string, stderr io.Writer) (C
 	stringVar(fs, &proxies, settingProxy, getenv)
 	stringVar(fs, &sync, settingSync, getenv)
 	stringVar(fs, &c.BackupDir, settingBackupDir, getenv)
+	stringVar(fs, &c.MetricsAddr, settingMetrics, getenv)
 	for _, err := range []error{
 		boolVar(fs, &c.SecureCookies, settingSecure, getenv),
 		durationVar(fs, &c.BackupEvery, settingBackupEvery, getenv),
@@ -168,7 +171,32 @@ func serveConfig(args []string, getenv func(string) string, stderr io.Writer) (C
 	if c.BackupKeep < 1 {
 		return c, usageError{fmt.Sprintf("-backup-keep %d: want at least 1 (the backup just taken is one of those kept)", c.BackupKeep)}
 	}
+	if err := checkMetricsAddr(c.MetricsAddr, c.Addr); err != nil {
+		return c, usageError{fmt.Sprintf("-metrics-addr: %v", err)}
+	}
 	return c, nil
+}
+
+// checkMetricsAddr refuses a metrics address that is not host:port, or
+// that is the public address: the same port on the same host, or on all
+// interfaces of either. (Port 0, any free port, is never the same.)
+func checkMetricsAddr(metrics, public string) error {
+	if metrics == "" {
+		return nil
+	}
+	mh, mp, err := net.SplitHostPort(metrics)
+	if err != nil {
+		return fmt.Errorf("%q: %v", metrics, err)
+	}
+	ph, pp, err := net.SplitHostPort(public)
+	if err != nil || mp != pp || mp == "0" {
+		return nil // a bad -addr fails when the server listens on it
+	}
+	all := func(h string) bool { ip := net.ParseIP(h); return h == "" || ip != nil && ip.IsUnspecified() }
+	if mh == ph || all(mh) || all(ph) {
+		return fmt.Errorf("%q is the public address (-addr %q): metrics need an address of their own", metrics, public)
+	}
+	return nil
 }
 
 // parseCIDRs reads a comma-separated list of networks; a bare address

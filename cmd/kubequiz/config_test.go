@@ -123,3 +123,41 @@ func TestBackupConfig(t *testing.T) {
 		})
 	}
 }
+
+func TestMetricsAddrConfig(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		env     func(string) string
+		want    string
+		wantErr bool
+	}{
+		{"default: off", []string{}, env(), "", false},
+		{"flag", []string{"-metrics-addr", "127.0.0.1:9090"}, env(), "127.0.0.1:9090", false},
+		{"environment", []string{}, env("KUBEQUIZ_METRICS_ADDR", "127.0.0.1:9090"), "127.0.0.1:9090", false},
+		{"flag over environment", []string{"-metrics-addr", "127.0.0.1:9091"}, env("KUBEQUIZ_METRICS_ADDR", "127.0.0.1:9090"), "127.0.0.1:9091", false},
+		{"another port of the public host", []string{"-addr", "127.0.0.1:8080", "-metrics-addr", "127.0.0.1:9090"}, env(), "127.0.0.1:9090", false},
+		{"the same port of another host", []string{"-addr", "127.0.0.1:8080", "-metrics-addr", "10.0.0.1:8080"}, env(), "10.0.0.1:8080", false},
+		{"any free port twice", []string{"-addr", "127.0.0.1:0", "-metrics-addr", "127.0.0.1:0"}, env(), "127.0.0.1:0", false},
+		{"the public address", []string{"-addr", "127.0.0.1:8080", "-metrics-addr", "127.0.0.1:8080"}, env(), "", true},
+		{"the default public address", []string{}, env("KUBEQUIZ_METRICS_ADDR", "127.0.0.1:8080"), "", true},
+		{"the public port on all interfaces", []string{"-addr", "127.0.0.1:8080", "-metrics-addr", ":8080"}, env(), "", true},
+		{"the public port, public on all interfaces", []string{"-addr", "0.0.0.0:8080", "-metrics-addr", "127.0.0.1:8080"}, env(), "", true},
+		{"not host:port", []string{"-metrics-addr", "9090"}, env(), "", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := serveConfig(tt.args, tt.env, io.Discard)
+			if tt.wantErr {
+				var ue usageError
+				if !errors.As(err, &ue) || !strings.Contains(err.Error(), "-metrics-addr") {
+					t.Fatalf("err = %v, want a usage error about -metrics-addr", err)
+				}
+				return
+			}
+			if err != nil || c.MetricsAddr != tt.want {
+				t.Errorf("metrics address = %q (%v), want %q", c.MetricsAddr, err, tt.want)
+			}
+		})
+	}
+}

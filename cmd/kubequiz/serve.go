@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"kubequiz/internal/metrics"
 	"kubequiz/internal/store"
 	"kubequiz/internal/web"
 	"kubequiz/questions"
@@ -43,8 +44,21 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return fmt.Errorf("cannot listen: %w", err)
 	}
 	defer ln.Close() // on early returns; Serve closes it otherwise
+	var (
+		mln net.Listener
+		m   *metrics.Metrics
+	)
+	dbOpts := store.Options{Sync: cfg.Sync}
+	if cfg.MetricsAddr != "" {
+		if mln, err = net.Listen("tcp", cfg.MetricsAddr); err != nil {
+			return fmt.Errorf("cannot listen for metrics: %w", err)
+		}
+		defer mln.Close()
+		m = metrics.New()
+		dbOpts.OnBatch = m.ReviewBatch
+	}
 
-	db, err := store.OpenSync(ctx, cfg.DB, cfg.Sync)
+	db, err := store.OpenWith(ctx, cfg.DB, dbOpts)
 	if err != nil {
 		return err
 	}
@@ -58,7 +72,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return err
 	}
 
-	handler, err := web.New(web.Config{SecureCookies: cfg.SecureCookies, TrustedProxies: cfg.TrustedProxies}, db, log)
+	handler, err := web.New(web.Config{SecureCookies: cfg.SecureCookies, TrustedProxies: cfg.TrustedProxies, Metrics: m}, db, log)
 	if err != nil {
 		return err
 	}
@@ -76,6 +90,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	srv := web.HTTPServer(handler, log)
 	log.Info("serving", "addr", ln.Addr().String(), "db", cfg.DB)
 	fmt.Fprintf(stdout, "kubequiz is listening on %s\n", listenURL(ln.Addr().String()))
+	stopMetrics := serveMetrics(mln, m, stdout, log)
+	defer stopMetrics(context.Background()) // on early returns; it may run twice
 	if err := announceSetup(ctx, handler, ln.Addr().String(), stdout, log); err != nil {
 		return err
 	}
@@ -90,6 +106,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	log.Info("shutting down", "grace", shutdownGrace.String())
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
+	stopMetrics(sctx)
 	if err := srv.Shutdown(sctx); err != nil {
 		return fmt.Errorf("shutdown: requests still running after %s were cut off: %w", shutdownGrace, err)
 	}
@@ -99,6 +116,39 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// serveMetrics serves m at metrics.Path on ln, its own listener, with the
+// headers of every kubequiz response, and returns what stops it. Without
+// a listener it serves nothing.
+func serveMetrics(ln net.Listener, m *metrics.Metrics, stdout io.Writer, log *slog.Logger) (stop func(context.Context)) {
+	if ln == nil {
+		return func(context.Context) {}
+	}
+	srv := web.HTTPServer(web.SecurityHeaders(m.Handler(log)), log)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error("metrics stopped", "err", err)
+		}
+	}()
+	addr := ln.Addr().String()
+	log.Info("serving metrics", "addr", addr)
+	where := "http://" + addr + metrics.Path
+	if base, all, err := localBase(addr); err == nil {
+		where = base + metrics.Path
+		if all {
+			where += " (all interfaces)"
+		}
+	}
+	fmt.Fprintf(stdout, "metrics are served on %s\n", where)
+	return func(ctx context.Context) {
+		if err := srv.Shutdown(ctx); err != nil {
+			log.Warn("metrics shutdown", "err", err)
+		}
+		<-done
+	}
 }
 
 // listenURL is the address a browser on this machine opens for a listening

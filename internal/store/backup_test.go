@@ -186,7 +186,10 @@ func oldSchemaDB(t *testing.T, path string, version int) {
 	if _, err := raw.Exec(`CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`); err != nil {
 		t.Fatal(err)
 	}
-	for _, m := range ms[:version] {
+	for _, m := range ms {
+		if m.version > version {
+			break
+		}
 		if _, err := raw.Exec(m.sql); err != nil {
 			t.Fatalf("migration %s: %v", m.name, err)
 		}

@@ -59,17 +59,21 @@ type reviewWriter struct {
 	stopped chan struct{}
 	once    sync.Once
 	linger  time.Duration
+	// onBatch, when set, is told of each batch recorded (Options.OnBatch).
+	onBatch func(size int, took time.Duration)
 }
 
 // newReviewWriter starts a writer for db that lingers for linger under
-// load (reviewLinger, except in tests).
-func newReviewWriter(db *DB, linger time.Duration) *reviewWriter {
+// load (reviewLinger, except in tests) and tells onBatch, if set, of each
+// batch.
+func newReviewWriter(db *DB, linger time.Duration, onBatch func(size int, took time.Duration)) *reviewWriter {
 	w := &reviewWriter{
 		db:      db,
 		pending: make(chan pendingReview),
 		closing: make(chan struct{}),
 		stopped: make(chan struct{}),
 		linger:  linger,
+		onBatch: onBatch,
 	}
 	go w.run()
 	return w
@@ -127,7 +131,11 @@ func (w *reviewWriter) run() {
 				break more
 			}
 		}
+		start := time.Now()
 		w.db.recordBatch(batch)
+		if w.onBatch != nil {
+			w.onBatch(len(batch), time.Since(start))
+		}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -216,7 +217,7 @@ func TestReviewWriterLinger(t *testing.T) {
 	now := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
 	deck := addStudyDeck(t, db, "d", "1.36")
 	db.reviews.close()
-	db.reviews = newReviewWriter(db, time.Hour)
+	db.reviews = newReviewWriter(db, time.Hour, nil)
 	user := addStudyUser(t, db, "alone", studyUserOpts{})
 	for i := range 5 {
 		q := addStudyQuestion(t, db, deck, i, quiz.Published, sampleQuestion(fmt.Sprintf("q%d", i)))
@@ -308,5 +309,47 @@ func TestRecordReviewChecksDeckAndAnswer(t *testing.T) {
 	if _, err := db.RecordReview(ctx, Review{UserID: user, QuestionID: q, RequestID: "ok", Rating: fsrs.Good,
 		Response: quiz.Response{Choice: -1}, Scope: Scope{Deck: "deck-a"}, At: now}); err != nil {
 		t.Errorf("a normal review: %v", err)
+	}
+}
+
+// TestReviewWriterOnBatch: Options.OnBatch hears of every batch the writer
+// records, with its size, and the sizes add up to the reviews sent,
+// duplicates included.
+func TestReviewWriterOnBatch(t *testing.T) {
+	ctx := context.Background()
+	var mu sync.Mutex
+	var sizes []int
+	var took time.Duration
+	db, err := OpenWith(ctx, filepath.Join(t.TempDir(), "kubequiz.db"), Options{OnBatch: func(size int, d time.Duration) {
+		mu.Lock()
+		defer mu.Unlock()
+		sizes = append(sizes, size)
+		took += d
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	now := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
+	deck := addStudyDeck(t, db, "d", "1.36")
+	user := addStudyUser(t, db, "u", studyUserOpts{})
+	const reviews = 3
+	for i := range reviews {
+		q := addStudyQuestion(t, db, deck, i, quiz.Published, sampleQuestion(fmt.Sprintf("q%d", i)))
+		for range 2 { // the second is a duplicate, in a batch of its own
+			if _, err := db.RecordReview(ctx, Review{UserID: user, QuestionID: q, RequestID: fmt.Sprintf("r%d", i),
+				Rating: fsrs.Good, Response: quiz.Response{Choice: 1}, Scope: Scope{Deck: "d"}, At: now}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	total := 0
+	for _, n := range sizes {
+		total += n
+	}
+	if len(sizes) != 2*reviews || total != 2*reviews || took <= 0 {
+		t.Errorf("OnBatch heard of batches %v taking %v; want %d batches of one review", sizes, took, 2*reviews)
 	}
 }

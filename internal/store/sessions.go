@@ -158,3 +158,16 @@ func (db *DB) PurgeSessions(ctx context.Context, now time.Time, idle time.Durati
 	}
 	return int(n), nil
 }
+
+// LiveSessions counts the sessions in use at now: neither past their
+// absolute expiry nor idle longer than idle, of an account that is not
+// disabled (the sessions SessionUser finds).
+func (db *DB) LiveSessions(ctx context.Context, now time.Time, idle time.Duration) (int, error) {
+	var n int
+	err := db.read.QueryRowContext(ctx, `SELECT count(*) FROM sessions s JOIN users u ON u.id = s.user_id
+		WHERE s.expires_at > ? AND s.last_seen_at > ? AND u.disabled_at IS NULL`, ms(now), ms(now.Add(-idle))).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("store: count live sessions: %w", err)
+	}
+	return n, nil
+}

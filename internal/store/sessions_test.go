@@ -157,6 +157,44 @@ func TestPurgeSessions(t *testing.T) {
 	}
 }
 
+// TestLiveSessions counts the sessions SessionUser would find: not those
+// past their expiry, idle too long, or of a disabled account.
+func TestLiveSessions(t *testing.T) {
+	db := newTestDB(t)
+	ctx := context.Background()
+	alice := newTestUser(t, db, "alice", quiz.RoleMember)
+	bob := newTestUser(t, db, "bob", quiz.RoleMember)
+	const idle = time.Hour
+	now := time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
+	sessions := []struct {
+		user    quiz.User
+		created time.Time
+		expires time.Time
+	}{
+		{alice, now.Add(-time.Minute), now.Add(time.Hour)},    // live
+		{alice, now.Add(-time.Minute), now.Add(time.Hour)},    // live
+		{alice, now.Add(-2 * idle), now.Add(time.Hour)},       // idle too long
+		{bob, now.Add(-time.Minute), now.Add(time.Hour)},      // live, until bob is disabled
+		{alice, now.Add(-time.Minute), now.Add(-time.Second)}, // expired
+	}
+	for i, s := range sessions {
+		h := bytes.Repeat([]byte{byte(i + 1)}, 32)
+		if _, err := db.write.ExecContext(ctx, `INSERT INTO sessions (token_hash, user_id, created_at, last_seen_at, expires_at) VALUES (?, ?, ?, ?, ?)`,
+			h, s.user.ID, ms(s.created), ms(s.created), ms(s.expires)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, err := db.LiveSessions(ctx, now, idle); n != 3 || err != nil {
+		t.Errorf("LiveSessions = %d, %v; want 3", n, err)
+	}
+	if _, err := db.write.ExecContext(ctx, `UPDATE users SET disabled_at = ? WHERE id = ?`, ms(now), bob.ID); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := db.LiveSessions(ctx, now, idle); n != 2 || err != nil {
+		t.Errorf("LiveSessions with bob disabled = %d, %v; want 2", n, err)
+	}
+}
+
 // TestSessionCap signs one account in far more often than it may keep
 // sessions: it keeps MaxSessionsPerUser, the ones used most recently, and
 // another account's sessions are untouched.

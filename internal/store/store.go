@@ -105,6 +105,26 @@ func Open(ctx context.Context, path string) (*DB, error) {
 
 // OpenSync is Open with the synchronous setting mode.
 func OpenSync(ctx context.Context, path string, mode Sync) (*DB, error) {
+	return OpenWith(ctx, path, Options{Sync: mode})
+}
+
+// Options are the settings of an open database beyond its path.
+type Options struct {
+	// Sync is SQLite's synchronous setting; empty means SyncNormal.
+	Sync Sync
+	// OnBatch, when set, is told of every batch the review writer
+	// records: how many reviews it held and how long it took, from the
+	// start of its transaction to the last review's answer. It runs on
+	// the writer's goroutine, so it must return at once.
+	OnBatch func(size int, took time.Duration)
+}
+
+// OpenWith is Open with options.
+func OpenWith(ctx context.Context, path string, o Options) (*DB, error) {
+	mode := o.Sync
+	if mode == "" {
+		mode = SyncNormal
+	}
 	if !mode.valid() {
 		return nil, fmt.Errorf("store: open %s: synchronous setting %q", path, mode)
 	}
@@ -153,7 +173,7 @@ func OpenSync(ctx context.Context, path string, mode Sync) (*DB, error) {
 		write.Close()
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
-	db.reviews = newReviewWriter(db, reviewLinger)
+	db.reviews = newReviewWriter(db, reviewLinger, o.OnBatch)
 	return db, nil
 }
 

@@ -58,22 +58,29 @@ func problemText(err error) (msg, field string) {
 // characters (browsers drop tabs and newlines, turning "/\t/x" into "//x")
 // are refused.
 func safeNext(next string) string {
-	if next == "" || len(next) > 2048 || next[0] != '/' || strings.HasPrefix(next, "//") {
+	if !localPath(next) {
 		return "/"
 	}
-	for _, r := range next {
-		if r == '\\' || unicode.IsControl(r) || unicode.IsSpace(r) {
-			return "/"
-		}
-	}
-	u, err := url.Parse(next)
-	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || !strings.HasPrefix(u.Path, "/") {
-		return "/"
-	}
-	if u.Path == "/login" || u.Path == "/logout" {
+	if u, _ := url.Parse(next); u.Path == "/login" || u.Path == "/logout" {
 		return "/"
 	}
 	return next
+}
+
+// localPath reports whether p is a path of this server, with its query,
+// that a link or redirect may lead to: not another host's ("//host",
+// "/\\host"), no scheme, no control characters or spaces.
+func localPath(p string) bool {
+	if p == "" || len(p) > 2048 || p[0] != '/' || strings.HasPrefix(p, "//") {
+		return false
+	}
+	for _, r := range p {
+		if r == '\\' || unicode.IsControl(r) || unicode.IsSpace(r) {
+			return false
+		}
+	}
+	u, err := url.Parse(p)
+	return err == nil && u.Scheme == "" && u.Host == "" && u.User == nil && strings.HasPrefix(u.Path, "/")
 }
 
 func (a *accounts) loginPage(c echo.Context) error {
@@ -355,9 +362,22 @@ func (a *accounts) accountPage(c echo.Context) error {
 	return a.render(c, http.StatusOK, views.AccountPage(a.page(c, "アカウント"), f))
 }
 
+// msgNameMissing answers a name form without its field, which the
+// account page's form always sends (empty, to go back to the login name).
+const msgNameMissing = "表示名の欄が送られてこなかったため、表示名は変更していません。ページを読み込み直してから、もう一度保存してください。"
+
+// changeName sets the learner's display name; an empty one clears it, and
+// the login name is shown instead. A form without the field is refused.
 func (a *accounts) changeName(c echo.Context) error {
 	u, _ := currentUser(c)
-	name, err := account.CheckDisplayName(c.FormValue("display_name"))
+	form, err := c.FormParams()
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest).SetInternal(err)
+	}
+	if _, sent := form["display_name"]; !sent {
+		return a.refuseAccount(c, http.StatusBadRequest, func(f *views.AccountForm) { f.NameError = msgNameMissing })
+	}
+	name, err := account.CheckDisplayName(form.Get("display_name"))
 	if err != nil {
 		return a.refuseAccount(c, http.StatusUnprocessableEntity, func(f *views.AccountForm) { f.DisplayName, f.NameError = name, err.Error() })
 	}

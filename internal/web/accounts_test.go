@@ -782,6 +782,29 @@ func TestDisplayName(t *testing.T) {
 	if err != nil || u.User.DisplayName != "山田\u3000太郎" {
 		t.Errorf("display name = %q (%v), want the last one set", u.User.DisplayName, err)
 	}
+
+	// A form without the field (not one of the account page's, which
+	// always sends it) is refused and changes nothing; the field sent
+	// empty clears the name.
+	for _, tt := range []struct {
+		name string
+		form url.Values
+		want int
+		msg  string
+		left string // the display name afterwards
+	}{
+		{"no field", url.Values{}, http.StatusBadRequest, msgNameMissing, "山田\u3000太郎"},
+		{"another field only", url.Values{"name": {"x"}}, http.StatusBadRequest, msgNameMissing, "山田\u3000太郎"},
+		{"the field, empty", url.Values{"display_name": {""}}, http.StatusSeeOther, "", ""},
+	} {
+		rec := cl.post("/account/name", tt.form)
+		if rec.Code != tt.want || !strings.Contains(rec.Body.String(), tt.msg) {
+			t.Errorf("%s: = %d, want %d saying %q: %.2000s", tt.name, rec.Code, tt.want, tt.msg, rec.Body.String())
+		}
+		if u, err := ts.db.Credentials(context.Background(), "root"); err != nil || u.User.DisplayName != tt.left {
+			t.Errorf("%s: display name = %q (%v), want %q", tt.name, u.User.DisplayName, err, tt.left)
+		}
+	}
 }
 
 func TestSetup(t *testing.T) {

@@ -3,13 +3,16 @@ package web
 import (
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 
 	"kubequiz/internal/bank"
+	"kubequiz/internal/metrics"
 	"kubequiz/internal/quiz"
 	"kubequiz/internal/store"
 	"kubequiz/views"
@@ -57,7 +60,7 @@ func (s *Server) renderImportForm(c echo.Context, status int, errMsg string) err
 // importUpload keeps the uploaded files and shows their preview.
 func (s *Server) importUpload(c echo.Context) error {
 	u, _ := currentUser(c)
-	files, err := uploadedFiles(c, "files", maxImportFiles, bank.MaxFileSize)
+	files, err := uploadedFiles(c, "files", maxImportFiles)
 	if err != nil {
 		return s.renderImportForm(c, http.StatusUnprocessableEntity, err.Error())
 	}
@@ -145,15 +148,22 @@ func (s *Server) importApply(c echo.Context) error {
 	}
 	decoded, err := bank.DecodeAll(bankInputs(files))
 	if err != nil {
+		s.cfg.Metrics.Import(metrics.Refused)
 		return fmt.Errorf("%w: %v", quiz.ErrInvalid, err)
 	}
 	_, err = s.db.ImportUpload(ctx, id, u.ID, decoded, store.ImportOptions{Actor: u.Login, Prune: prune, Now: s.now()})
 	if errors.Is(err, quiz.ErrNotFound) {
 		return s.uploadGone(c, id, "yaml", done, err) // a submit racing this one applied it
 	}
-	if err != nil {
+	if errors.Is(err, quiz.ErrInvalid) || errors.Is(err, quiz.ErrConflict) {
+		s.cfg.Metrics.Import(metrics.Refused)
 		return err
 	}
+	if err != nil {
+		s.cfg.Metrics.Import(metrics.Failed)
+		return err
+	}
+	s.cfg.Metrics.Import(metrics.Applied)
 	s.log.InfoContext(ctx, "questions imported", "actor", u.Login, "files", len(files))
 	return c.Redirect(http.StatusSeeOther, done)
 }
@@ -202,48 +212,62 @@ func (s *Server) importCancel(c echo.Context) error {
 	return c.Redirect(http.StatusSeeOther, "/admin/import")
 }
 
-// uploadedFiles reads the files of a multipart field, refusing too many files
-// and files over maxSize before reading them whole.
-func uploadedFiles(c echo.Context, field string, maxFiles int, maxSize int64) ([]store.UploadedFile, error) {
-	form, err := c.MultipartForm()
-	if err != nil {
-		return nil, fmt.Errorf("アップロードを読み込めません: %v", err)
-	}
-	headers := form.File[field]
-	if len(headers) == 0 {
-		return nil, errors.New("ファイルが選ばれていません")
-	}
-	if len(headers) > maxFiles {
-		return nil, fmt.Errorf("ファイルは一度に %d 個までです (%d 個)", maxFiles, len(headers))
+// uploadedFiles returns the files of a multipart field of an admin's
+// upload, as parseBody read them (each within its route's limit), and
+// refuses none or too many.
+func uploadedFiles(c echo.Context, field string, maxFiles int) ([]store.UploadedFile, error) {
+	all, ok := c.Get(formFilesKey).([]formFile)
+	if !ok {
+		// The body was not read as an admin's upload: the session
+		// changed between the upload check and the admin check.
+		return nil, errors.New("アップロードを読み込めませんでした。もう一度アップロードしてください。")
 	}
 	var files []store.UploadedFile
-	for _, h := range headers {
-		if h.Size > maxSize {
-			return nil, fmt.Errorf("%s: %d バイトで、上限 %d バイトを超えています", h.Filename, h.Size, maxSize)
+	for _, f := range all {
+		if f.field == field {
+			files = append(files, store.UploadedFile{Name: f.name, Data: f.data})
 		}
-		f, err := h.Open()
-		if err != nil {
-			return nil, fmt.Errorf("%s: %v", h.Filename, err)
-		}
-		b, err := io.ReadAll(io.LimitReader(f, maxSize+1))
-		f.Close()
-		if err != nil {
-			return nil, fmt.Errorf("%s: %v", h.Filename, err)
-		}
-		// Only the base name is kept, and only for messages: it never names a path.
-		files = append(files, store.UploadedFile{Name: baseName(h.Filename), Data: b})
+	}
+	if len(files) == 0 {
+		return nil, errors.New("ファイルが選ばれていません")
+	}
+	if len(files) > maxFiles {
+		return nil, fmt.Errorf("ファイルは一度に %d 個までです (%d 個)", maxFiles, len(files))
 	}
 	return files, nil
 }
 
-func baseName(name string) string {
-	for i := len(name) - 1; i >= 0; i-- {
-		if name[i] == '/' || name[i] == '\\' {
-			return name[i+1:]
+// maxUploadName is the most runes of an upload's name that pages show.
+const maxUploadName = 100
+
+// uploadName is the name an uploaded file is known by on the admin pages:
+// the base name the browser sent, as valid UTF-8 (a run of bytes that is
+// not becomes U+FFFD), without control or format characters (the bidi
+// controls among them, which can make a name read as another, such as
+// "evil\u202Elmay.exe" as "evilexe.yaml") or line and paragraph
+// separators, spaces trimmed, and at most maxUploadName runes, the last
+// an ellipsis when cut. A name left empty is "upload".
+func uploadName(raw string) string {
+	name := strings.Map(func(r rune) rune {
+		if unicode.In(r, unicode.Cc, unicode.Cf, unicode.Zl, unicode.Zp) {
+			return -1
 		}
+		return r
+	}, strings.ToValidUTF8(baseName(raw), "\uFFFD"))
+	name = strings.TrimSpace(name)
+	if utf8.RuneCountInString(name) > maxUploadName {
+		name = string([]rune(name)[:maxUploadName-1]) + "…"
 	}
 	if name == "" {
 		return "upload"
+	}
+	return name
+}
+
+// baseName is name after its last slash or backslash.
+func baseName(name string) string {
+	if i := strings.LastIndexAny(name, `/\`); i >= 0 {
+		return name[i+1:]
 	}
 	return name
 }

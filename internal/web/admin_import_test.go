@@ -3,6 +3,7 @@ package web
 import (
 	"bytes"
 	"context"
+	"io"
 	"maps"
 	"mime/multipart"
 	"net/http"
@@ -14,7 +15,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
+	"kubequiz/internal/bank"
 	"kubequiz/internal/quiz"
 )
 
@@ -169,9 +172,9 @@ func TestAdminImportErrors(t *testing.T) {
 	if strings.Contains(body, `id="import-apply"`) {
 		t.Error("a preview with problems offers to apply")
 	}
-	// Too large a file is refused at upload.
+	// Too large a file is refused at upload (TestUploadFileOverLimit).
 	rec = admin.postFiles("/admin/import", map[string][]byte{"huge.yaml": bytes.Repeat([]byte("#"), 300<<10)})
-	if rec.Code != http.StatusUnprocessableEntity || !strings.Contains(rec.Body.String(), "huge.yaml") {
+	if rec.Code != http.StatusRequestEntityTooLarge || !strings.Contains(rec.Body.String(), "huge.yaml") {
 		t.Errorf("oversize upload = %d; body %.300s", rec.Code, rec.Body.String())
 	}
 	after, err := ts.db.TableChecksums(ctx)
@@ -272,5 +275,121 @@ func TestAdminImportAppliesWhatWasPreviewed(t *testing.T) {
 	if rec.Code != http.StatusUnprocessableEntity || !strings.Contains(body, `<code>b.yaml</code> <strong>deck.slug</strong> deck &#34;v1-36-sig-node&#34; is also in a.yaml`) ||
 		!strings.Contains(body, "/cancel") {
 		t.Errorf("two files of one deck = %d: %.2000s", rec.Code, body)
+	}
+}
+
+// TestUploadName: an upload's name as the admin pages show it is valid
+// UTF-8, holds no control or format characters (bidi controls among
+// them), and is at most maxUploadName runes.
+func TestUploadName(t *testing.T) {
+	long := strings.Repeat("長", 150) + ".yaml"
+	tests := []struct {
+		name, raw, want string
+	}{
+		{"plain", "node.yaml", "node.yaml"},
+		{"a path", `C:\Users\root\node.yaml`, "node.yaml"},
+		{"a Unix path", "/tmp/x/node.yaml", "node.yaml"},
+		{"right-to-left override", "evil\u202Elmay.exe", "evillmay.exe"},
+		{"every bidi control", "a\u202A\u202B\u202C\u202D\u202E\u2066\u2067\u2068\u2069\u200E\u200F\u061Cb.yaml", "ab.yaml"},
+		{"other format characters", "\ufeffa\u200b\u200d\u2060b.yaml", "ab.yaml"},
+		{"controls", "a\x00b\x1b[31m\tc\r\nd\u0085.yaml", "ab[31mcd.yaml"},
+		{"line and paragraph separators", "a\u2028b\u2029.yaml", "ab.yaml"},
+		{"invalid UTF-8", "a\xff\xfeb.yaml", "a\ufffdb.yaml"},
+		{"spaces around", "  node.yaml \u3000", "node.yaml"},
+		{"too long", long, strings.Repeat("長", maxUploadName-1) + "…"},
+		{"just long enough", strings.Repeat("x", maxUploadName), strings.Repeat("x", maxUploadName)},
+		{"empty", "", "upload"},
+		{"nothing left", "dir/\u202E\x00", "upload"},
+	}
+	for _, tt := range tests {
+		if got := uploadName(tt.raw); got != tt.want {
+			t.Errorf("%s: uploadName(%q) = %q, want %q", tt.name, tt.raw, got, tt.want)
+		}
+	}
+}
+
+// TestUploadNameShown uploads a question file under a name with bidi
+// controls, invalid UTF-8 and far too many characters (a part's header
+// holds no control byte: the multipart reader refuses it): the preview
+// and the import history show it cleaned and cut.
+func TestUploadNameShown(t *testing.T) {
+	ts := withAdmin(t, newAccountServer(t, Config{}))
+	admin := newClient(t, ts, "192.0.2.12")
+	admin.mustLogin("root", adminPassword)
+	raw := "\u202Elmay.exe\u2066\u200f\u061c\ufeff[31m\xff" + strings.Repeat("長", 150) + ".yaml"
+	rec := admin.postFiles("/admin/import", map[string][]byte{raw: readTestFile(t, "..", "bank", "testdata", "good", "all-types.yaml")})
+	preview := rec.Header().Get("Location")
+	if rec.Code != http.StatusSeeOther || !previewPath.MatchString(preview) {
+		t.Fatalf("upload = %d to %q: %.300s", rec.Code, preview, rec.Body.String())
+	}
+	shown := "lmay.exe[31m\ufffd" + strings.Repeat("長", maxUploadName-len([]rune("lmay.exe[31m\ufffd"))-1) + "…"
+	pages := map[string]string{"preview": admin.get(preview).Body.String()}
+	if rec := admin.post(preview+"/apply", nil); rec.Code != http.StatusSeeOther {
+		t.Fatalf("apply = %d", rec.Code)
+	}
+	pages["history"] = admin.get("/admin/import").Body.String()
+	for page, body := range pages {
+		if !strings.Contains(body, shown) {
+			t.Errorf("the %s does not show the name as %q", page, shown)
+		}
+		if !utf8.ValidString(body) || strings.ContainsAny(body, "\u202A\u202B\u202C\u202D\u202E\u2066\u2067\u2068\u2069\u200E\u200F\u061C\x1b") {
+			t.Errorf("the %s shows invalid UTF-8, a bidi control or a control character", page)
+		}
+	}
+}
+
+// countingReader counts the bytes read from it.
+type countingReader struct {
+	r io.Reader
+	n int
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += n
+	return n, err
+}
+
+// TestUploadFileOverLimit: a question file over its limit is refused with
+// a 413 while it is read, a little after its limit, not once the whole
+// body is in; the page names it, says the limit and leads back to the
+// form, and nothing is kept. A file of exactly the limit is taken.
+func TestUploadFileOverLimit(t *testing.T) {
+	ts := withAdmin(t, newAccountServer(t, Config{}))
+	ctx := context.Background()
+	admin := newClient(t, ts, "192.0.2.13")
+	admin.mustLogin("root", adminPassword)
+	upload := func(files ...[2]string) (*httptest.ResponseRecorder, int, int) {
+		var body bytes.Buffer
+		mw := multipart.NewWriter(&body)
+		mw.WriteField(csrfFormField, admin.csrfToken())
+		for _, f := range files {
+			w, _ := mw.CreateFormFile("files", f[0])
+			io.WriteString(w, f[1])
+		}
+		mw.Close()
+		size := body.Len()
+		in := &countingReader{r: &body}
+		req := httptest.NewRequest(http.MethodPost, "/admin/import", in) // no Content-Length: read as it comes
+		req.Header.Set("Content-Type", mw.FormDataContentType())
+		return admin.send(req), in.n, size
+	}
+	before, _ := ts.db.TableChecksums(ctx)
+	over := strings.Repeat("#", bank.MaxFileSize+1)
+	rec, read, size := upload([2]string{"small.yaml", "# nothing\n"}, [2]string{"big.yaml", over + strings.Repeat("#", 2<<20)}, [2]string{"after.yaml", over})
+	body := rec.Body.String()
+	if rec.Code != http.StatusRequestEntityTooLarge || !strings.Contains(body, "big.yaml は大きすぎるため") || !strings.Contains(body, "1 ファイル 256 KiB まで") ||
+		!strings.Contains(body, `<a href="/admin/import">アップロードの画面に戻る</a>`) {
+		t.Errorf("upload of a file over the limit = %d: %.3000s", rec.Code, body)
+	}
+	if limit := bank.MaxFileSize + 64<<10; read > limit {
+		t.Errorf("read %d bytes of a %d-byte body before refusing it, want at most %d", read, size, limit)
+	}
+	if after, _ := ts.db.TableChecksums(ctx); after["uploads"] != before["uploads"] || after["upload_files"] != before["upload_files"] {
+		t.Error("the refused upload was kept")
+	}
+	at := strings.Repeat("#", bank.MaxFileSize-1) + "\n"
+	if rec, _, _ := upload([2]string{"at-limit.yaml", at}); rec.Code != http.StatusSeeOther {
+		t.Errorf("upload of a file of exactly the limit = %d, want 303: %.300s", rec.Code, rec.Body.String())
 	}
 }

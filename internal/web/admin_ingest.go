@@ -14,6 +14,7 @@ import (
 
 	"kubequiz/internal/changelog"
 	"kubequiz/internal/ingest"
+	"kubequiz/internal/metrics"
 	"kubequiz/internal/quiz"
 	"kubequiz/internal/quizgen"
 	"kubequiz/internal/store"
@@ -146,7 +147,7 @@ func (h *ingester) upload(c echo.Context) error {
 	if err != nil {
 		return h.renderIndex(c, http.StatusUnprocessableEntity, o, err.Error())
 	}
-	files, err := uploadedFiles(c, "files", maxIngestFiles, changelog.MaxDocumentSize)
+	files, err := uploadedFiles(c, "files", maxIngestFiles)
 	if err != nil {
 		return h.renderIndex(c, http.StatusUnprocessableEntity, o, err.Error())
 	}
@@ -301,9 +302,11 @@ func (h *ingester) apply(c echo.Context) error {
 	p := h.pipeline()
 	batch, problems, err := p.Prepare(ctx, ingestSources(files), o.options(), nil)
 	if err != nil {
+		h.s.cfg.Metrics.Ingest(metrics.Failed)
 		return err
 	}
 	if len(problems) > 0 {
+		h.s.cfg.Metrics.Ingest(metrics.Refused)
 		pv := views.IngestPreview{CancelURL: "/admin/ingest/" + id + "/cancel", Opts: o.view(), Problems: parseProblems(problems)}
 		return h.s.render(c, http.StatusUnprocessableEntity, views.AdminIngestPreview(h.s.page(c, "取り込みのプレビュー"), pv))
 	}
@@ -321,9 +324,15 @@ func (h *ingester) apply(c echo.Context) error {
 	if errors.Is(err, quiz.ErrNotFound) {
 		return h.s.uploadGone(c, id, "changelog", "/admin/ingest", err) // a submit racing this one applied it
 	}
-	if err != nil {
+	if errors.Is(err, quiz.ErrInvalid) || errors.Is(err, quiz.ErrConflict) {
+		h.s.cfg.Metrics.Ingest(metrics.Refused)
 		return err
 	}
+	if err != nil {
+		h.s.cfg.Metrics.Ingest(metrics.Failed)
+		return err
+	}
+	h.s.cfg.Metrics.Ingest(metrics.Applied)
 	h.jobs.drop(id + "?")
 	h.s.log.InfoContext(ctx, "changelog ingested", "actor", u.Login, "documents", len(results), "questions", batch.Questions())
 	if len(results) == 1 {

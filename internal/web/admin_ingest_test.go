@@ -394,7 +394,7 @@ func TestAdminIngestProblems(t *testing.T) {
 	}
 	// A file over the size limit is refused at upload, bad options too.
 	rec = admin.postFiles("/admin/ingest", map[string][]byte{"huge.md": []byte(strings.Repeat("x", changelog.MaxDocumentSize+1))})
-	if rec.Code != http.StatusUnprocessableEntity || !strings.Contains(rec.Body.String(), "huge.md") {
+	if rec.Code != http.StatusRequestEntityTooLarge || !strings.Contains(rec.Body.String(), "huge.md") {
 		t.Errorf("oversize upload = %d", rec.Code)
 	}
 	rec = admin.postFiles("/admin/ingest?", map[string][]byte{"ok.txt": []byte(ingestTestArticle)})

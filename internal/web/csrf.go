@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
+	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -52,6 +54,15 @@ func (s *Server) csrf() echo.MiddlewareFunc {
 			CookieHTTPOnly: true,
 			CookieSameSite: http.SameSiteLaxMode,
 			ErrorHandler:   s.csrfRefused,
+			// A state-changing request that the browser says is
+			// cross-site is refused here, as echo would, but by
+			// csrfRefused; a same-site one needs the token.
+			AllowSecFetchSiteFunc: func(c echo.Context) (bool, error) {
+				if c.Request().Header.Get(echo.HeaderSecFetchSite) == "same-site" {
+					return false, nil
+				}
+				return false, s.csrfRefused(errCrossSite, c)
+			},
 		})
 	}
 	plain, secure := build(false), build(true)
@@ -66,12 +77,38 @@ func (s *Server) csrf() echo.MiddlewareFunc {
 	}
 }
 
+// errStalePage marks a request refused by a CSRF check. For a browser
+// that is not forging anything, the page it sent the form from is stale:
+// its token is of an earlier session, or its cookie has expired.
+var errStalePage = errors.New("csrf check failed")
+
+// errCrossSite is why a request that the browser says is cross-site is
+// refused.
+var errCrossSite = errors.New("cross-site request")
+
 // csrfRefused is the answer to a request that fails a CSRF check: a 403,
-// logged.
+// logged, whose page (handleError) says the form's page was stale and
+// offers to load it again. The check runs before the session is loaded:
+// the user of a live session is looked up here, so that the page's
+// header shows them signed in, and the browser is handed its session's
+// token (as bindCSRF does), so that the page's forms work.
 func (s *Server) csrfRefused(err error, c echo.Context) error {
-	s.log.WarnContext(c.Request().Context(), "csrf check failed",
+	ctx := c.Request().Context()
+	s.log.WarnContext(ctx, "csrf check failed",
 		"method", c.Request().Method, "path", c.Request().URL.Path, "ip", c.RealIP())
-	return echo.NewHTTPError(http.StatusForbidden, "invalid csrf token").SetInternal(err)
+	if _, ok := currentUser(c); !ok {
+		u, tok, found, lerr := s.sessionOf(c)
+		switch {
+		case lerr != nil:
+			// The refusal stands; its page shows the header signed out.
+			s.log.WarnContext(ctx, "csrf refusal: session lookup", "err", lerr)
+		case found:
+			c.Set(userKey, u)
+			c.Set(csrfContextKey, sessionCSRF(tok))
+			s.setCSRFCookie(c, sessionCSRF(tok))
+		}
+	}
+	return echo.NewHTTPError(http.StatusForbidden).SetInternal(fmt.Errorf("%w: %w", errStalePage, err))
 }
 
 // sessionCSRFKey is where loadSession keeps the CSRF token of the request's

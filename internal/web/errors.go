@@ -51,7 +51,15 @@ func (s *Server) handleError(err error, c echo.Context) {
 		return
 	}
 	next := views.HomeLink
+	var big fileTooLarge
 	switch {
+	case errors.Is(err, errStalePage):
+		title, msg = "ページの有効期限切れ", msgStalePage
+		next = views.Link{Href: templ.SafeURL(s.reloadPath(c)), Text: "ページを読み込み直す"}
+	case errors.As(err, &big):
+		// One file over its limit, met while it was read.
+		msg = big.name + " は大きすぎるため、アップロードしませんでした (1 ファイル " + sizeText(big.limit) + " まで)。"
+		next = views.Link{Href: templ.SafeURL(c.Request().URL.Path), Text: "アップロードの画面に戻る"}
 	case status == http.StatusRequestEntityTooLarge && s.isUpload(c):
 		// Refused before the session is read: say what the limit is, and
 		// lead back to the form (the path of the upload is its page).
@@ -75,6 +83,27 @@ func (s *Server) handleError(err error, c echo.Context) {
 	if rerr := s.render(c, status, component); rerr != nil {
 		s.log.ErrorContext(c.Request().Context(), "render error page", "err", rerr)
 	}
+}
+
+// msgStalePage is what a form refused by a CSRF check is answered.
+const msgStalePage = "このページは古くなっていたため、送った内容は受け付けませんでした (何も変更していません)。ページを読み込み直してから、もう一度操作してください。"
+
+// reloadPath is the page to load again after a form was refused as sent
+// from a stale page: the page it was sent from, when htmx (HX-Current-URL)
+// or the browser (Referer) names one of this server's; otherwise the page
+// that holds the form, from the route table.
+func (s *Server) reloadPath(c echo.Context) string {
+	r := c.Request()
+	for _, from := range []string{r.Header.Get("HX-Current-URL"), r.Referer()} {
+		u, err := url.Parse(from)
+		if err != nil || u.Host != r.Host || (u.Scheme != "http" && u.Scheme != "https") {
+			continue
+		}
+		if p := u.RequestURI(); localPath(p) {
+			return p
+		}
+	}
+	return s.formPageOf(c)
 }
 
 // statusText is what users are told for a status: the title and heading

@@ -2,7 +2,6 @@ package web
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -11,8 +10,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
-
-	"kubequiz/internal/quiz"
 )
 
 const csrfContextKey = "csrf"
@@ -63,23 +60,14 @@ func (s *Server) adminUpload(c echo.Context) (bool, error) {
 	if c.Request().Method != http.MethodPost {
 		return false, nil
 	}
-	switch c.Request().URL.Path {
-	case "/admin/import", "/admin/ingest":
-	default:
+	if fileLimit(c.Request().URL.Path) == 0 {
 		return false, nil
 	}
-	ck, err := c.Cookie(s.cookieName(c, sessionCookie, sessionCookieSecure))
-	if err != nil || !wellFormedToken(ck.Value) {
-		return false, nil
-	}
-	u, _, err := s.db.SessionUser(c.Request().Context(), hashToken(ck.Value), s.now(), idleTimeout)
-	if errors.Is(err, quiz.ErrNotFound) {
-		return false, nil
-	}
+	u, _, ok, err := s.sessionOf(c)
 	if err != nil {
 		return false, fmt.Errorf("upload limit: %w", err)
 	}
-	return u.IsAdmin(), nil
+	return ok && u.IsAdmin(), nil
 }
 
 // contentSecurityPolicy allows no inline script or style and nothing from
@@ -111,7 +99,8 @@ func (s *Server) pre() []echo.MiddlewareFunc {
 // middleware returns the chain routed requests pass after pre, in order:
 // whether the request is an admin's upload (markUpload), then the body
 // limit; the body parse (bodyparse.go), so that a body over the
-// limit is a 413 and forms hold only the body's fields; then CSRF, which
+// limit, or a file of an admin's upload over its own, is a 413 and forms
+// hold only the body's fields; then CSRF, which
 // reads the form, so that a refused request has touched nothing; then the
 // session, which puts the signed-in user in the context; then the check
 // that a signed-in browser's CSRF cookie is its session's (bindCSRF).
@@ -120,7 +109,7 @@ func (s *Server) middleware() []echo.MiddlewareFunc {
 		s.markUpload,
 		middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{Limit: bodyLimit, Skipper: s.isUpload}),
 		middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{Limit: uploadBodyLimit, Skipper: func(c echo.Context) bool { return !s.isUpload(c) }}),
-		parseBody,
+		s.parseBody,
 		s.csrf(),
 		s.loadSession,
 		s.bindCSRF,
@@ -133,12 +122,7 @@ func (s *Server) middleware() []echo.MiddlewareFunc {
 func (s *Server) securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		h := c.Response().Header()
-		h.Set("Content-Security-Policy", contentSecurityPolicy)
-		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("X-Frame-Options", "DENY")
-		h.Set("Referrer-Policy", "same-origin")
-		h.Set("Cross-Origin-Opener-Policy", "same-origin")
-		h.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=()")
+		setSecurityHeaders(h)
 		if s.secureCookies(c) {
 			h.Set("Strict-Transport-Security", "max-age=31536000; includeSubDomains")
 		}
@@ -152,8 +136,30 @@ func (s *Server) securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
+// setSecurityHeaders sets the headers that every response of kubequiz, on
+// any of its addresses, carries.
+func setSecurityHeaders(h http.Header) {
+	h.Set("Content-Security-Policy", contentSecurityPolicy)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Referrer-Policy", "same-origin")
+	h.Set("Cross-Origin-Opener-Policy", "same-origin")
+	h.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=()")
+}
+
+// SecurityHeaders gives every response of next, a handler of another
+// address than the app's (the metrics'), the headers of the app's
+// responses, and keeps it out of caches.
+func SecurityHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		setSecurityHeaders(w.Header())
+		w.Header().Set("Cache-Control", "no-store")
+		next.ServeHTTP(w, r)
+	})
+}
+
 // requestLogger writes one line per request with method, path, status,
-// duration and the request id.
+// duration and the request id, and counts the request in the metrics.
 func (s *Server) requestLogger() echo.MiddlewareFunc {
 	return middleware.RequestLoggerWithConfig(middleware.RequestLoggerConfig{
 		LogMethod:    true,
@@ -165,6 +171,9 @@ func (s *Server) requestLogger() echo.MiddlewareFunc {
 		LogError:     true,
 		HandleError:  true, // let the error handler set the status before logging
 		LogValuesFunc: func(c echo.Context, v middleware.RequestLoggerValues) error {
+			// The route's pattern, never the path: a path a client makes
+			// up is no new series.
+			s.cfg.Metrics.Request(v.Method, c.Path(), v.Status, v.Latency)
 			level := slog.LevelInfo
 			if v.Status >= 500 {
 				level = slog.LevelError

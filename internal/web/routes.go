@@ -121,12 +121,14 @@ func (s *Server) routes() {
 	e.Use(s.middleware()...)
 	getHead := []string{http.MethodGet, http.MethodHead}
 	table := s.routeTable()
+	s.formLeadsTo = map[string]string{}
 	for _, r := range table {
 		switch r.method {
 		case get:
 			e.Match(getHead, r.path, r.handler, s.guarded(r.guard)...)
 		case post:
 			e.POST(r.path, r.handler, s.guarded(r.guard)...)
+			s.formLeadsTo[r.path] = r.getLeadsTo
 		}
 	}
 	for _, f := range formPages(table) {
@@ -177,14 +179,31 @@ func formPages(table []route) []formPage {
 // from the request's path.
 func leadTo(page string) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		parts := strings.Split(page, "/")
-		for i, p := range parts {
-			if name, ok := strings.CutPrefix(p, ":"); ok {
-				parts[i] = url.PathEscape(c.Param(name))
-			}
-		}
-		return c.Redirect(http.StatusSeeOther, strings.Join(parts, "/"))
+		return c.Redirect(http.StatusSeeOther, fillParams(c, page))
 	}
+}
+
+// fillParams is page with its parameters (":id") filled in from the
+// request's path.
+func fillParams(c echo.Context, page string) string {
+	parts := strings.Split(page, "/")
+	for i, p := range parts {
+		if name, ok := strings.CutPrefix(p, ":"); ok {
+			parts[i] = url.PathEscape(c.Param(name))
+		}
+	}
+	return strings.Join(parts, "/")
+}
+
+// formPageOf is the page that holds the form a POST was sent from, as
+// far as the route table tells: the page a GET of its action leads to
+// (route.getLeadsTo), with the request's parameters; "/" when the request
+// is no form action of the table.
+func (s *Server) formPageOf(c echo.Context) string {
+	if page, ok := s.formLeadsTo[c.Path()]; ok && c.Request().Method == http.MethodPost {
+		return fillParams(c, page)
+	}
+	return "/"
 }
 
 // staticFile serves an embedded file. At the URL pages give it, which

@@ -1,10 +1,12 @@
 package web
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/tls"
 	"fmt"
+	"html"
 	"io"
 	"log/slog"
 	"maps"
@@ -14,6 +16,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -450,9 +453,9 @@ func TestUploadLimitNeedsSession(t *testing.T) {
 	}
 	admin := newClient(t, ts, "127.0.7.2")
 	admin.mustLogin("root", adminPassword)
-	// Past the body limit, the file is refused for its own size (422).
-	if rec := admin.postFiles("/admin/import", big); rec.Code != http.StatusUnprocessableEntity || !strings.Contains(rec.Body.String(), "big.yaml") {
-		t.Errorf("2 MB upload by the admin = %d, want 422 naming the file; body %.300s", rec.Code, rec.Body.String())
+	// Past the body limit, the file is refused for its own size.
+	if rec := admin.postFiles("/admin/import", big); rec.Code != http.StatusRequestEntityTooLarge || !strings.Contains(rec.Body.String(), "big.yaml") {
+		t.Errorf("2 MB upload by the admin = %d, want 413 naming the file; body %.300s", rec.Code, rec.Body.String())
 	}
 	// Past the large limit too: the page says what the limit is and leads
 	// back to the upload form.
@@ -705,5 +708,193 @@ func TestFormActionsAsPages(t *testing.T) {
 	// The pages of their own under such paths stay themselves.
 	if rec := cl.get("/admin/import/0123abcd/done"); rec.Code != http.StatusNotFound {
 		t.Errorf("GET the done page of an unknown upload = %d, want 404", rec.Code)
+	}
+}
+
+// TestCSRFRefusalPage: a form refused by a CSRF check (a page left open
+// past its token, in the first place) gets a page that says the page was
+// stale, nothing was changed, and offers to load it again: the page it
+// was sent from, when the browser names one of this server's, or else the
+// page of the form from the route table. A signed-in learner's header
+// shows them signed in, with a sign-out form that works.
+func TestCSRFRefusalPage(t *testing.T) {
+	ts := withAdmin(t, newAccountServer(t, Config{}))
+	alice := newClient(t, ts, "192.0.2.70")
+	if rec := alice.register("alice", memberPassword, nil); rec.Code != http.StatusSeeOther {
+		t.Fatalf("register = %d", rec.Code)
+	}
+	own := alice.csrfToken()
+	signedOut := newClient(t, ts, "192.0.2.71")
+	signedOut.csrfToken()
+	tests := []struct {
+		name     string
+		cl       *client
+		path     string
+		headers  map[string]string
+		cookie   string // the CSRF cookie sent in place of the client's; "" keeps it
+		reload   string
+		signedIn bool
+	}{
+		{"an old token, from the account page", alice, "/account/name", map[string]string{"Referer": "http://example.com/account?done=name"}, "", "/account?done=name", true},
+		{"an old token, no Referer", alice, "/account/name", nil, "", "/account", true},
+		{"an old token, htmx's page", alice, "/study/grade", map[string]string{"HX-Current-URL": "http://example.com/study/v1-36-sig-node", "HX-Request": "true"}, "", "/study/v1-36-sig-node", true},
+		{"an old token, a form of an upload", alice, "/admin/import/0123abcd/apply", nil, "", "/admin/import/0123abcd", true},
+		{"another site's Referer", alice, "/account/limits", map[string]string{"Referer": "http://evil.example/account"}, "", "/account", true},
+		{"a Referer leading to another host", alice, "/account/limits", map[string]string{"Referer": "http://example.com//evil.example/x"}, "", "/account", true},
+		{"cross-site", alice, "/account/timezone", map[string]string{"Sec-Fetch-Site": "cross-site"}, "", "/account", true},
+		{"a cookie not the session's", alice, "/account/name", map[string]string{"Referer": "http://example.com/account"}, "planted", "/account", true},
+		{"signed out, the sign-in page", signedOut, "/login", map[string]string{"Referer": "http://example.com/login?next=%2Fstudy"}, "", "/login?next=%2Fstudy", false},
+		{"signed out, no Referer", signedOut, "/register", nil, "", "/register", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			form := url.Values{csrfFormField: {"an-old-token"}, "display_name": {"Changed"}, "login": {"alice"}, "password": {memberPassword}}
+			req := httptest.NewRequest(http.MethodPost, tt.path, strings.NewReader(form.Encode()))
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			for k, v := range tt.headers {
+				req.Header.Set(k, v)
+			}
+			if tt.cookie != "" {
+				saved := tt.cl.cookies[csrfCookie]
+				tt.cl.cookies[csrfCookie] = tt.cookie
+				defer func() { tt.cl.cookies[csrfCookie] = saved }()
+			}
+			rec := tt.cl.send(req)
+			body := rec.Body.String()
+			if rec.Code != http.StatusForbidden || !strings.Contains(body, msgStalePage) ||
+				!strings.Contains(body, `<a href="`+html.EscapeString(tt.reload)+`">ページを読み込み直す</a>`) {
+				t.Fatalf("= %d, want 403 saying the page was stale with a link to %s: %.3000s", rec.Code, tt.reload, body)
+			}
+			if tt.headers["HX-Request"] == "true" {
+				return // a fragment, without the header
+			}
+			if got := strings.Contains(body, `<span class="user-name" title="alice">alice</span>`); got != tt.signedIn {
+				t.Errorf("the header shows alice signed in: %v, want %v", got, tt.signedIn)
+			}
+			if tt.signedIn && !strings.Contains(body, `name="_csrf" value="`+own+`"`) {
+				t.Errorf("the sign-out form does not carry the session's token %s", own)
+			}
+		})
+	}
+	if got := displayName(t, ts, "alice"); got != "" {
+		t.Errorf("display name = %q after refused forms", got)
+	}
+	if got := alice.cookies[csrfCookie]; got != own {
+		t.Errorf("CSRF cookie after the refusals = %q, want the session's %q", got, own)
+	}
+}
+
+// TestSecurityHeadersEverywhere sends requests that end in every kind of
+// answer kubequiz writes (pages, redirects, static files and their 304,
+// and each error the error handler or a middleware gives) to a server set
+// up as serve sets it up, and checks that each carries the security
+// headers. Go's own answers to requests it cannot read (400, 431, ...)
+// are written before kubequiz sees them, and are not checked.
+func TestSecurityHeadersEverywhere(t *testing.T) {
+	ts := withAdmin(t, newAccountServer(t, Config{}))
+	srv := httptest.NewUnstartedServer(ts)
+	srv.Config = HTTPServer(ts, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	srv.Start()
+	defer srv.Close()
+	admin := newClient(t, ts, "192.0.2.80")
+	admin.mustLogin("root", adminPassword)
+	home := admin.get("/").Body.String()
+	css := regexp.MustCompile(`/static/app\.css\?v=[0-9a-f]+`).FindString(home)
+	if css == "" {
+		t.Fatalf("the home page links no app.css: %.500s", home)
+	}
+	etag := admin.get(css).Header().Get("ETag")
+	form := func(method, path, body string, header ...string) *http.Request {
+		req := httptest.NewRequest(method, path, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		for i := 0; i+1 < len(header); i += 2 {
+			req.Header.Set(header[i], header[i+1])
+		}
+		return req
+	}
+	chunked := httptest.NewRequest(http.MethodPost, "/login", io.MultiReader(strings.NewReader("login="), strings.NewReader(strings.Repeat("x", 2<<20))))
+	chunked.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	chunked.ContentLength = -1
+	var multi bytes.Buffer
+	mw := multipart.NewWriter(&multi)
+	mw.WriteField(csrfFormField, admin.csrfToken())
+	fw, _ := mw.CreateFormFile("files", "big.yaml")
+	fw.Write(bytes.Repeat([]byte("#"), 300<<10))
+	mw.Close()
+	upload := httptest.NewRequest(http.MethodPost, "/admin/import", &multi)
+	upload.Header.Set("Content-Type", mw.FormDataContentType())
+	notModified := httptest.NewRequest(http.MethodGet, css, nil)
+	notModified.Header.Set("If-None-Match", etag)
+	tok := url.Values{csrfFormField: {admin.csrfToken()}}
+	tests := []struct {
+		name   string
+		cl     *client // nil: signed out
+		req    *http.Request
+		status int
+	}{
+		{"a page", admin, httptest.NewRequest(http.MethodGet, "/", nil), 200},
+		{"a page, HEAD", admin, httptest.NewRequest(http.MethodHead, "/account", nil), 200},
+		{"the health check", nil, httptest.NewRequest(http.MethodGet, "/healthz", nil), 200},
+		{"a static file", nil, httptest.NewRequest(http.MethodGet, css, nil), 200},
+		{"a static file not modified", nil, notModified, 304},
+		{"no static file", nil, httptest.NewRequest(http.MethodGet, "/static/nope.css", nil), 404},
+		{"the static folder", nil, httptest.NewRequest(http.MethodGet, "/static/", nil), 404},
+		{"no page", nil, httptest.NewRequest(http.MethodGet, "/no-such-page", nil), 404},
+		{"no upload", admin, httptest.NewRequest(http.MethodGet, "/admin/import/0123abcd", nil), 404},
+		{"a redirect to sign in", nil, httptest.NewRequest(http.MethodGet, "/study", nil), 303},
+		{"a form action as a page", admin, httptest.NewRequest(http.MethodGet, "/account/limits", nil), 303},
+		{"a form's redirect", admin, form(http.MethodPost, "/account/name", url.Values{csrfFormField: {admin.csrfToken()}, "display_name": {"Root"}}.Encode()), 303},
+		{"an unknown method", admin, httptest.NewRequest(http.MethodDelete, "/login", nil), 405},
+		{"OPTIONS", nil, httptest.NewRequest(http.MethodOptions, "/", nil), 405},
+		{"a method the route does not take", admin, form(http.MethodPost, "/decks", tok.Encode()), 405},
+		{"a malformed body", nil, form(http.MethodPost, "/login", "%zz"), 400},
+		{"a malformed grade", admin, form(http.MethodPost, "/study/grade", tok.Encode()), 400},
+		{"signed out, htmx", nil, form(http.MethodPost, "/study/grade", "", "HX-Request", "true"), 403},
+		{"no CSRF token", admin, form(http.MethodPost, "/account/name", "display_name=x"), 403},
+		{"not an admin's page", nil, form(http.MethodPost, "/admin/import/0123abcd/apply", ""), 403},
+		{"a body over the limit", nil, form(http.MethodPost, "/login", "login="+strings.Repeat("x", 2<<20)), 413},
+		{"a chunked body over the limit", nil, chunked, 413},
+		{"an upload's file over its limit", admin, upload, 413},
+		{"a refused form", admin, form(http.MethodPost, "/account/limits", url.Values{csrfFormField: {admin.csrfToken()}, "new_per_day": {"x"}}.Encode()), 422},
+	}
+	for _, tt := range tests {
+		cl := tt.cl
+		if cl == nil {
+			cl = newClient(t, ts, "192.0.2.81")
+		}
+		rec := cl.send(tt.req)
+		if rec.Code != tt.status {
+			t.Errorf("%s: %s %s = %d, want %d", tt.name, tt.req.Method, tt.req.URL, rec.Code, tt.status)
+		}
+		checkSecurityHeaders(t, tt.name, rec.Header())
+	}
+
+	// Through the HTTP server itself: "OPTIONS *", which net/http would
+	// answer on its own, reaches kubequiz.
+	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "OPTIONS * HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", srv.Listener.Addr())
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusMethodNotAllowed {
+		t.Errorf("OPTIONS * = %d, want 405", resp.StatusCode)
+	}
+	checkSecurityHeaders(t, "OPTIONS *", resp.Header)
+
+	// An error of the server: the database is gone.
+	ts.db.Close()
+	time.Sleep(1100 * time.Millisecond) // past the store's session cache (1 s)
+	for _, path := range []string{"/healthz", "/decks"} {
+		rec := admin.get(path)
+		if rec.Code < 500 {
+			t.Errorf("GET %s with the database closed = %d, want a 5xx", path, rec.Code)
+		}
+		checkSecurityHeaders(t, "GET "+path+" with the database closed", rec.Header())
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"kubequiz/internal/metrics"
 	"kubequiz/internal/quizgen"
 	"kubequiz/internal/store"
 	"kubequiz/static"
@@ -36,6 +37,10 @@ type Config struct {
 	// background job of the web layer reads; nil means time.Now. Tests
 	// set it to study at a chosen time of day.
 	Now func() time.Time
+	// Metrics, when set, hears of every request, review, import and
+	// ingest, and counts this server's live sessions when scraped. It is
+	// served on an address of its own, never by this server.
+	Metrics *metrics.Metrics
 }
 
 // Server is kubequiz's HTTP handler.
@@ -49,6 +54,10 @@ type Server struct {
 	passwords *hasher
 	// ingest serves the changelog ingest pages (admin_ingest.go).
 	ingest *ingester
+	// formLeadsTo is, for the path of each form action of the route
+	// table, the page a GET of it leads to (route.getLeadsTo). routes
+	// fills it; it never changes after.
+	formLeadsTo map[string]string
 	// buffers are the render buffers kept for reuse (render.go).
 	buffers sync.Pool
 
@@ -60,15 +69,20 @@ type Server struct {
 }
 
 // HTTPServer is the http.Server that kubequiz serves h with: timeouts that
-// bound slow clients, and net/http's own errors logged as warnings.
+// bound slow clients, net/http's own errors logged as warnings, and
+// "OPTIONS *" handed to h like any request (net/http would answer it
+// itself, without kubequiz's headers). net/http still answers by itself a
+// request it cannot read (400, 431, 501, 505) or with an Expect it does
+// not know (417).
 func HTTPServer(h http.Handler, log *slog.Logger) *http.Server {
 	return &http.Server{
-		Handler:           h,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       60 * time.Second,
-		WriteTimeout:      60 * time.Second,
-		IdleTimeout:       120 * time.Second,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		Handler:                      h,
+		DisableGeneralOptionsHandler: true,
+		ReadHeaderTimeout:            10 * time.Second,
+		ReadTimeout:                  60 * time.Second,
+		WriteTimeout:                 60 * time.Second,
+		IdleTimeout:                  120 * time.Second,
+		ErrorLog:                     slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 }
 
@@ -86,6 +100,11 @@ func New(cfg Config, db *store.DB, log *slog.Logger) (*Server, error) {
 	s.bg, s.stopBG = context.WithCancel(context.Background())
 	s.passwords = newHasher(cfg.Password)
 	s.ingest = newIngester(s, quizgen.Generate)
+	if cfg.Metrics != nil {
+		if err := cfg.Metrics.WatchSessions(s.liveSessions); err != nil {
+			return nil, fmt.Errorf("web: metrics: %w", err)
+		}
+	}
 	e.HTTPErrorHandler = s.handleError
 	s.routes()
 	return s, nil
@@ -113,6 +132,11 @@ func (s *Server) now() time.Time {
 		return s.cfg.Now()
 	}
 	return time.Now()
+}
+
+// liveSessions counts the sessions in use now, for the metrics.
+func (s *Server) liveSessions(ctx context.Context) (int, error) {
+	return s.db.LiveSessions(ctx, s.now(), idleTimeout)
 }
 
 // Close cancels background jobs and waits for them to end. Call it after the

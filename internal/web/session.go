@@ -139,6 +139,25 @@ func skipSession(c echo.Context) bool {
 	return strings.HasPrefix(p, static.URLPrefix) || p == "/healthz"
 }
 
+// sessionOf looks up the user of the request's session cookie for a
+// check that runs before loadSession, and only reads: a cookie of no live
+// session is not cleared, and the session's use is not recorded. It
+// returns the session's token too; found is false without a live session.
+func (s *Server) sessionOf(c echo.Context) (u quiz.User, token string, found bool, err error) {
+	ck, err := c.Cookie(s.cookieName(c, sessionCookie, sessionCookieSecure))
+	if err != nil || !wellFormedToken(ck.Value) {
+		return u, "", false, nil
+	}
+	u, _, err = s.db.SessionUser(c.Request().Context(), hashToken(ck.Value), s.now(), idleTimeout)
+	if errors.Is(err, quiz.ErrNotFound) {
+		return u, "", false, nil
+	}
+	if err != nil {
+		return u, "", false, err
+	}
+	return u, ck.Value, true, nil
+}
+
 // loadSession puts the signed-in user, if the request carries a valid
 // session cookie, into the context for currentUser. An unknown, expired or
 // revoked token, or a disabled account, leaves the request signed out and

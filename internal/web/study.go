@@ -72,10 +72,11 @@ func (s *Server) study(c echo.Context) error {
 		return err
 	}
 	notice := ""
-	if id := c.QueryParam("graded"); id != "" {
-		// Where a plain grade form's redirect leads. An id that is not
-		// this learner's review shows nothing.
-		rec, err := s.db.Graded(c.Request().Context(), u.ID, id)
+	if id := c.QueryParam("graded"); validPresentationID(id) {
+		// Where a plain grade form's redirect leads, with the graded
+		// presentation's id. An id that is not of this learner's
+		// review shows nothing.
+		rec, err := s.db.Graded(c.Request().Context(), u.ID, reviewID(u.ID, id))
 		switch {
 		case err == nil:
 			rec.Duplicate = c.QueryParam("again") == "1"
@@ -151,6 +152,7 @@ func (s *Server) grade(c echo.Context) error {
 	}
 	now := s.now()
 	in.review.UserID, in.review.At = u.ID, now
+	in.review.RequestID = reviewID(u.ID, in.form.presentationID)
 	rec, err := s.db.RecordReview(c.Request().Context(), in.review)
 	if errors.Is(err, quiz.ErrInvalid) {
 		// An answer that does not fit the question: the form was not ours.
@@ -162,11 +164,14 @@ func (s *Server) grade(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if !rec.Duplicate {
+		s.cfg.Metrics.ReviewRecorded(int(rec.Rating))
+	}
 	scope := views.StudyScope{Slug: in.form.scope}
 	if !hxRequest(c) {
 		// The next page tells what the grade did, as htmx's swap does,
 		// and that it recorded nothing when the review was there already.
-		next := scope.URL() + "?graded=" + url.QueryEscape(in.review.RequestID)
+		next := scope.URL() + "?graded=" + url.QueryEscape(in.form.presentationID)
 		if rec.Duplicate {
 			next += "&again=1"
 		}

@@ -361,17 +361,48 @@ func TestGivenText(t *testing.T) {
 	}
 }
 
-// TestParseRating: a grade form's rating is 1 to 4, as strconv.Atoi reads
-// it; anything else is refused.
+// TestParseRating: a grade form's rating is exactly "1" to "4", as the
+// grade buttons send it; anything else is refused, numbers that name a
+// rating in another form or wrap into one included.
 func TestParseRating(t *testing.T) {
-	for in, want := range map[string]fsrs.Rating{"1": fsrs.Again, "2": fsrs.Hard, "3": fsrs.Good, "4": fsrs.Easy, "04": fsrs.Easy, "+3": fsrs.Good} {
+	for in, want := range map[string]fsrs.Rating{"1": fsrs.Again, "2": fsrs.Hard, "3": fsrs.Good, "4": fsrs.Easy} {
 		if got, err := parseRating(in); got != want || err != nil {
 			t.Errorf("parseRating(%q) = %v, %v; want %v", in, got, err, want)
 		}
 	}
-	for _, in := range []string{"", "0", "5", "-1", "3.0", " 3", "Good", "x"} {
+	for _, in := range []string{"", "0", "5", "-1", "3.0", " 3", "3 ", "Good", "x", "03", "04", "+3", "259", "-253", "1e0", "0x3", "３", "33"} {
 		if got, err := parseRating(in); err == nil {
 			t.Errorf("parseRating(%q) = %v, want an error", in, got)
 		}
+	}
+}
+
+// TestReviewID: a review's id is the learner's own, of the same shape as a
+// presentation id, and starts with the presentation's time.
+func TestReviewID(t *testing.T) {
+	p := newPresentationID(time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC))
+	q := newPresentationID(time.Date(2026, 3, 10, 12, 0, 0, 1e6, time.UTC))
+	tests := []struct {
+		name   string
+		a, b   string
+		differ bool
+	}{
+		{"the same learner and presentation", reviewID(1, p), reviewID(1, p), false},
+		{"another learner", reviewID(1, p), reviewID(2, p), true},
+		{"another presentation", reviewID(1, p), reviewID(1, q), true},
+		{"a learner whose id ends like another's", reviewID(1, p), reviewID(11, p), true},
+	}
+	for _, tt := range tests {
+		if (tt.a != tt.b) != tt.differ {
+			t.Errorf("%s: %s and %s, want them to differ: %v", tt.name, tt.a, tt.b, tt.differ)
+		}
+		for _, id := range []string{tt.a, tt.b} {
+			if !validPresentationID(id) || id[:2*presentationClockBytes] != p[:2*presentationClockBytes] && id[:2*presentationClockBytes] != q[:2*presentationClockBytes] {
+				t.Errorf("%s: %s is not a presentation id's shape with its time", tt.name, id)
+			}
+		}
+	}
+	if reviewID(1, p) == p {
+		t.Error("the review id is the presentation id")
 	}
 }

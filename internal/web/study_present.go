@@ -2,6 +2,7 @@ package web
 
 import (
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
@@ -61,6 +62,25 @@ func newPresentationID(now time.Time) string {
 }
 
 func validPresentationID(p string) bool { return lowerHex(p, presentationIDBytes) }
+
+// reviewID is the id under which userID's grade of presentation p is
+// recorded: the store's request id, which makes a repeated submit record
+// nothing. It is the learner's own: p's time, then 80 bits of a SHA-256
+// of the user and p. A presentation id is unique across learners, but a
+// learner may send one of another's (seen over a shoulder, or in a shared
+// link); as p itself, it would find that review taken, and the refusal
+// would tell that it exists. Under reviewID it is an id like any new one.
+// The time first keeps ids growing with time, as the index of review ids
+// likes (newPresentationID).
+func reviewID(userID int64, p string) string {
+	h := sha256.New()
+	h.Write([]byte("kubequiz review v1\x00"))
+	h.Write(strconv.AppendInt(nil, userID, 10))
+	h.Write([]byte{0})
+	h.Write([]byte(p))
+	clock := 2 * presentationClockBytes
+	return p[:clock] + hex.EncodeToString(h.Sum(nil))[:2*presentationIDBytes-clock]
+}
 
 func validAnswerKey(k string) bool { return lowerHex(k, quiz.AnswerKeyBytes) }
 
@@ -126,7 +146,8 @@ func bindStudyForm(c echo.Context) (studyForm, error) {
 	return f, nil
 }
 
-// gradeForm is a bound grade submit; the review lacks only the user and time.
+// gradeForm is a bound grade submit; the review lacks only the user, the
+// time and its request id, which is the user's (reviewID).
 type gradeForm struct {
 	form   studyForm
 	review store.Review
@@ -156,7 +177,6 @@ func bindGradeForm(c echo.Context) (gradeForm, error) {
 	elapsed = min(max(elapsed, 0), maxDuration.Milliseconds())
 	return gradeForm{form: f, review: store.Review{
 		QuestionID: f.questionID,
-		RequestID:  f.presentationID,
 		Rating:     rating,
 		Response:   resp,
 		Scope:      store.Scope{Deck: f.scope},
@@ -166,15 +186,15 @@ func bindGradeForm(c echo.Context) (gradeForm, error) {
 	}}, nil
 }
 
-// parseRating reads the rating of a grade form: 1 (Again) to 4 (Easy), in
-// any form strconv.Atoi reads.
+// parseRating reads the rating of a grade form: "1" (Again) to "4" (Easy),
+// as the grade buttons send it, and nothing else: no sign, no leading
+// zero, no space, and no larger number that a conversion to a rating
+// would wrap into the range.
 func parseRating(s string) (fsrs.Rating, error) {
-	n, err := strconv.Atoi(s)
-	r := fsrs.Rating(n)
-	if err != nil || !r.Valid() {
+	if len(s) != 1 || s[0] < '1' || s[0] > '4' {
 		return 0, fmt.Errorf("bad rating %q", s)
 	}
-	return r, nil
+	return fsrs.Rating(s[0] - '0'), nil
 }
 
 // clip shortens s to maxAnswerRunes runes and makes it valid UTF-8.

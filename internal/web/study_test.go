@@ -580,8 +580,6 @@ func TestStudyOwnership(t *testing.T) {
 		{"answer a retired question", "/study/answer", env.answerForm(env.retired, newPresentationID(time.Now()), url.Values{"text": {"gone"}}), 404},
 		{"grade a retired question", "/study/grade", env.answerForm(env.retired, newPresentationID(time.Now()),
 			url.Values{"answer": {`{"Texts":["gone"]}`}, "rating": {"3"}, "ms": {"0"}}), 404},
-		{"replay bob's presentation", "/study/grade", env.answerForm(env.q["single"], bobP,
-			url.Values{"answer": {`{"Choice":0}`}, "rating": {"1"}, "ms": {"0"}, "user_id": {strconv.FormatInt(env.bob.user.ID, 10)}}), 409},
 		{"bad presentation id", "/study/grade", env.answerForm(env.q["single"], "not-hex",
 			url.Values{"answer": {`{"Choice":0}`}, "rating": {"1"}, "ms": {"0"}}), 400},
 		{"bad answer key", "/study/grade", env.answerForm(env.q["single"], newPresentationID(time.Now()),
@@ -590,6 +588,12 @@ func TestStudyOwnership(t *testing.T) {
 			url.Values{"choice": {"0"}, "k": {""}}), 400},
 		{"bad rating", "/study/grade", env.answerForm(env.q["single"], newPresentationID(time.Now()),
 			url.Values{"answer": {`{"Choice":0}`}, "rating": {"7"}, "ms": {"0"}}), 400},
+		{"rating with a leading zero", "/study/grade", env.answerForm(env.q["single"], newPresentationID(time.Now()),
+			url.Values{"answer": {`{"Choice":0}`}, "rating": {"03"}, "ms": {"0"}}), 400},
+		{"rating with a sign", "/study/grade", env.answerForm(env.q["single"], newPresentationID(time.Now()),
+			url.Values{"answer": {`{"Choice":0}`}, "rating": {"+3"}, "ms": {"0"}}), 400},
+		{"rating that wraps to Good", "/study/grade", env.answerForm(env.q["single"], newPresentationID(time.Now()),
+			url.Values{"answer": {`{"Choice":0}`}, "rating": {"259"}, "ms": {"0"}}), 400},
 		{"answer with unknown fields", "/study/grade", env.answerForm(env.q["single"], newPresentationID(time.Now()),
 			url.Values{"answer": {`{"Correct":true}`}, "rating": {"3"}, "ms": {"0"}}), 422},
 		{"unknown deck", "/decks/nope/subscription", url.Values{"subscribed": {"1"}}, 404},
@@ -664,6 +668,74 @@ func TestStudyOwnership(t *testing.T) {
 	if body := rec.Body.String(); rec.Code != http.StatusUnauthorized || !strings.Contains(body, "送った内容は保存されていません") ||
 		!strings.Contains(body, `<a href="/login?next=%2Fstudy%2Fv1-36-sig-node">ログインする</a>`) {
 		t.Errorf("signed-out plain grade = %d: %.3000s", rec.Code, body)
+	}
+}
+
+// TestStudyAnotherLearnersPresentation: grading with the presentation id
+// of another learner's review answers exactly as grading with an id never
+// used: the review is recorded as the learner's own, and nothing tells
+// that the id was taken. Alice sends bob's id, carol a new one; their
+// answers are compared, apart from ids, tokens, times and names.
+func TestStudyAnotherLearnersPresentation(t *testing.T) {
+	env := newStudyEnv(t)
+	carol := newStudyClient(t, env.ts, "carol")
+	hexID := regexp.MustCompile(`[0-9a-f]{32}`)
+	millis := regexp.MustCompile(`\b1[0-9]{12}\b`)
+	// The next card's choices come in the order of its new presentation
+	// id, and the first has the focus: sorted, and without it.
+	choices, choice := regexp.MustCompile(`(?:<label><input [^>]*> [^<]*</label>)+`), regexp.MustCompile(`<label>.*?</label>`)
+	same := func(cl studyClient, login, s string) string {
+		s = strings.ReplaceAll(s, cl.csrf(), "CSRF")
+		s = strings.ReplaceAll(s, login, "LOGIN")
+		s = choices.ReplaceAllStringFunc(s, func(list string) string {
+			all := choice.FindAllString(strings.ReplaceAll(list, " autofocus", ""), -1)
+			slices.Sort(all)
+			return strings.Join(all, "")
+		})
+		return millis.ReplaceAllString(hexID.ReplaceAllString(s, "ID"), "MS")
+	}
+	for _, tt := range []struct {
+		ext, answer string
+		htmx        bool
+	}{
+		{"single", `{"Choice":2}`, true},
+		{"multi", `{"Selected":[0,1]}`, false},
+	} {
+		bobs := newPresentationID(time.Now())
+		grade := func(cl studyClient, p string) *httptest.ResponseRecorder {
+			return cl.post("/study/grade", env.answerForm(env.q[tt.ext], p, url.Values{"answer": {tt.answer}, "rating": {"3"}, "ms": {"1000"}}), tt.htmx)
+		}
+		if rec := grade(env.bob, bobs); rec.Code != http.StatusOK && rec.Code != http.StatusSeeOther {
+			t.Fatalf("bob grades %s: %d", tt.ext, rec.Code)
+		}
+		bobCard := env.card(env.bob, tt.ext)
+		taken, unused := grade(env.alice, bobs), grade(carol, newPresentationID(time.Now()))
+		answers := [][2]string{
+			{strconv.Itoa(taken.Code), strconv.Itoa(unused.Code)},
+			{same(env.alice, "alice", taken.Header().Get("Location")), same(carol, "carol", unused.Header().Get("Location"))},
+			{same(env.alice, "alice", taken.Body.String()), same(carol, "carol", unused.Body.String())},
+		}
+		if !tt.htmx && taken.Code == http.StatusSeeOther && unused.Code == http.StatusSeeOther {
+			// The page the plain form's redirect leads to, which tells
+			// what the grade did.
+			after := [2]string{same(env.alice, "alice", env.alice.get(taken.Header().Get("Location"), false).Body.String()),
+				same(carol, "carol", carol.get(unused.Header().Get("Location"), false).Body.String())}
+			if !strings.Contains(after[0], "Good で記録しました。") {
+				t.Errorf("%s: the page after alice's grade lacks its notice: %.1000s", tt.ext, after[0])
+			}
+			answers = append(answers, after)
+		}
+		for i, a := range answers {
+			if a[0] != a[1] {
+				t.Errorf("%s (htmx %v): answer part %d to another learner's presentation id:\n%.3000s\nto an unused one:\n%.3000s", tt.ext, tt.htmx, i, a[0], a[1])
+			}
+		}
+		if got := env.card(env.bob, tt.ext); got.Card != bobCard.Card {
+			t.Errorf("%s: bob's card changed: %+v, was %+v", tt.ext, got.Card, bobCard.Card)
+		}
+		if got := env.card(env.alice, tt.ext); got.IsNew || got.Card.Reps != 1 {
+			t.Errorf("%s: alice's card = %+v, want her review recorded", tt.ext, got.Card)
+		}
 	}
 }
 
