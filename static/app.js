@@ -33,7 +33,7 @@
 
 
   // Study keys. 1-4 grade, Enter grades with the preselected button, Space
-  // reveals a flashcard. While typing in a field only Enter is handled, and
+  // reveals a flashcard, U takes back the last grade. While typing in a field only Enter is handled, and
   // the browser already submits the form for it.
   //
   // activates tells whether the browser itself acts on Enter and Space on
@@ -153,6 +153,19 @@
     }
     var study = document.getElementById("study");
     if (!study || typing(evt.target)) {
+      return;
+    }
+    // U takes back the last grade, where the page offers it (the undo
+    // form above the next card).
+    if (evt.key === "u" || evt.key === "U") {
+      var undo = study.querySelector("form.study-undo button[type=submit]");
+      if (!undo) {
+        return;
+      }
+      evt.preventDefault();
+      if (!busy && !evt.repeat) {
+        undo.click();
+      }
       return;
     }
     var grade = study.querySelector("form.study-grade");

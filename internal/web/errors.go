@@ -78,7 +78,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 		// The fragment's alert is read out as it comes in (role=alert is,
 		// unlike an inserted status); the study page's live region is
 		// emptied, so that it no longer holds the last verdict.
-		component = views.StudyFragment(component, "")
+		component = views.StudyFragment(component, "", nil)
 	}
 	if rerr := s.render(c, status, component); rerr != nil {
 		s.log.ErrorContext(c.Request().Context(), "render error page", "err", rerr)

@@ -31,7 +31,7 @@ const journeyDeck = "v1-36-sig-node"
 
 // journeyNoticeJS reads what a grade reported: the notice above the next
 // card, then the live region's words.
-const journeyNoticeJS = `(document.querySelector('#study > p.muted') || {textContent: ''}).textContent + ' | ' + document.getElementById('` + views.StudyStatusID + `').textContent`
+const journeyNoticeJS = `(document.querySelector('#study > .study-notice > p') || {textContent: ''}).textContent + ' | ' + document.getElementById('` + views.StudyStatusID + `').textContent`
 
 // TestLearnerJourneyInBrowser follows a new learner through the real server
 // in headless Chromium at phone size: sign up, subscribe to a deck, answer
@@ -207,8 +207,8 @@ func TestLearnerJourneyInBrowser(t *testing.T) {
 	journeyCheckFeedback(t, ctx, first.q, true)
 	step("grade Good with key 3", chromedp.KeyEvent("3"),
 		until("the next card", `(() => { const q = document.querySelector('#study form.study-answer input[name=q]'); return !!q && q.value !== `+jsString(strconv.FormatInt(first.id, 10))+` })()`))
-	if notice := journeyEval[string](t, ctx, journeyNoticeJS); strings.Count(notice, "Good で記録しました") != 2 {
-		t.Errorf("after key 3 the notice and the live region say %q, want Good recorded in both", notice)
+	if notice := journeyEval[string](t, ctx, journeyNoticeJS); strings.Count(notice, "「正解」で記録しました") != 2 {
+		t.Errorf("after key 3 the notice and the live region say %q, want 「正解」 recorded in both", notice)
 	}
 	if c := journeyCard(t, ts, user.ID, first.id); c.IsNew || c.Card.Reps != 1 || c.Card.State != fsrs.Learning || c.Card.Due.Sub(c.Card.LastReview) != 10*time.Minute {
 		t.Errorf("%s after key 3: %+v, want one Good review (learning, due in 10m)", first.q.ExtID, c.Card)
@@ -226,8 +226,8 @@ func TestLearnerJourneyInBrowser(t *testing.T) {
 	journeyCheckFeedback(t, ctx, second.q, false)
 	step("grade Again with key 1", chromedp.KeyEvent("1"),
 		until("the next card", `(() => { const q = document.querySelector('#study form.study-answer input[name=q]'); return !!q && q.value !== `+jsString(strconv.FormatInt(second.id, 10))+` })()`))
-	if notice := journeyEval[string](t, ctx, journeyNoticeJS); strings.Count(notice, "Again で記録しました") != 2 {
-		t.Errorf("after key 1 the notice and the live region say %q, want Again recorded in both", notice)
+	if notice := journeyEval[string](t, ctx, journeyNoticeJS); strings.Count(notice, "「もう一度」で記録しました") != 2 {
+		t.Errorf("after key 1 the notice and the live region say %q, want 「もう一度」 recorded in both", notice)
 	}
 	if c := journeyCard(t, ts, user.ID, second.id); c.IsNew || c.Card.Reps != 1 || c.Card.State != fsrs.Learning || c.Card.Due.Sub(c.Card.LastReview) != time.Minute {
 		t.Errorf("%s after key 1: %+v, want one Again review (learning, due in 1m)", second.q.ExtID, c.Card)

@@ -85,6 +85,7 @@ func (s *Server) routeTable() []route {
 		{get, "/study/answer", members, s.answer, ""},
 		{post, "/study/answer", members, s.answer, "/study/answer"},
 		{post, "/study/grade", members, s.grade, "/study"},
+		{post, "/study/undo", members, s.undo, "/study"},
 
 		// Question files: upload YAML files, preview the dry run, then
 		// apply or cancel (admin_import.go).

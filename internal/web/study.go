@@ -2,13 +2,16 @@ package web
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"time"
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
+	"kubequiz/internal/fsrs"
 	"kubequiz/internal/quiz"
 	"kubequiz/internal/store"
 	"kubequiz/views"
@@ -66,26 +69,47 @@ func (s *Server) study(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	ctx := c.Request().Context()
 	now := s.now()
-	next, err := s.db.NextCard(c.Request().Context(), u, c.Param("slug"), now)
+	slug := c.Param("slug")
+	if q, err := strconv.ParseInt(c.QueryParam("undone"), 10, 64); err == nil && q > 0 {
+		// Where a plain undo form's redirect leads, with the question
+		// whose grade it took back: its card again, while the card is
+		// as the undo left it (new, or due) and of the page's scope.
+		card, err := s.db.PreviewCard(ctx, u.ID, q, now)
+		switch {
+		case err == nil && card.ScopeError(store.Scope{Deck: slug}) == nil && (card.IsNew || !card.Card.Due.After(now)):
+			return s.renderCard(c, u, card.StudyCard, slug, studyNote{text: msgUndone}, now)
+		case err != nil && !errors.Is(err, quiz.ErrNotFound):
+			return err
+		}
+	}
+	next, err := s.db.NextCard(ctx, u, slug, now)
 	if err != nil {
 		return err
 	}
-	notice := ""
+	var note studyNote
 	if id := c.QueryParam("graded"); validPresentationID(id) {
 		// Where a plain grade form's redirect leads, with the graded
 		// presentation's id. An id that is not of this learner's
-		// review shows nothing.
-		rec, err := s.db.Graded(c.Request().Context(), u.ID, reviewID(u.ID, id))
+		// review shows nothing. The undo is offered while that review
+		// is the one an undo would take back.
+		rid := reviewID(u.ID, id)
+		rec, err := s.db.Graded(ctx, u.ID, rid)
 		switch {
 		case err == nil:
 			rec.Duplicate = c.QueryParam("again") == "1"
-			notice = gradeNotice(rec)
+			note.text = gradeNotice(rec)
+			last, ok, err := s.db.LastUndoable(ctx, u.ID, now)
+			if err != nil {
+				return err
+			}
+			note.undo = ok && !rec.Duplicate && last.RequestID == rid
 		case !errors.Is(err, quiz.ErrNotFound):
 			return err
 		}
 	}
-	return s.renderNext(c, u, next, notice, now)
+	return s.renderNext(c, u, next, note, now)
 }
 
 // answer checks a submitted answer and shows the feedback with the grade
@@ -132,10 +156,18 @@ func (s *Server) answer(c echo.Context) error {
 		// same presentation again, with the learner's places kept.
 		v := f.answered(card, csrfToken(c))
 		v.Positions, v.Error = orderPositions(form, len(q.Items)), msgRepeatedPosition
-		return s.renderStudy(c, v.Scope, views.StudyQuestion(v), v.Error)
+		counts, err := s.pageCounts(c, u, f.scope, &card.StudyCard, now)
+		if err != nil {
+			return err
+		}
+		return s.renderStudy(c, http.StatusOK, v.Scope, views.StudyQuestion(v), v.Error, counts)
 	}
 	v := feedback(f, card, resp, csrfToken(c), now)
-	return s.renderStudy(c, v.Scope, views.StudyAnswered(v), v.Announcement())
+	counts, err := s.pageCounts(c, u, f.scope, &card.StudyCard, now)
+	if err != nil {
+		return err
+	}
+	return s.renderStudy(c, http.StatusOK, v.Scope, views.StudyAnswered(v), v.Announcement(), counts)
 }
 
 // grade records the review of an answered presentation and moves on. The
@@ -181,7 +213,53 @@ func (s *Server) grade(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.renderNext(c, u, next, gradeNotice(rec), now)
+	// The review just recorded is the learner's most recent: the next
+	// card offers to take it back.
+	return s.renderNext(c, u, next, studyNote{text: gradeNotice(rec), undo: !rec.Duplicate}, now)
+}
+
+// undo takes back the learner's most recent grade of the study day
+// (store.UndoLastReview) and puts its card to them again, as a new
+// presentation: its grade buttons give the intervals they gave before. A
+// plain form goes on to the study page that shows it. An undo refused
+// (no grade, one of another day, or one that cannot be taken back)
+// changes nothing and is told above the next card, with a 409.
+func (s *Server) undo(c echo.Context) error {
+	u, err := studyUser(c)
+	if err != nil {
+		return err
+	}
+	slug := c.FormValue("d")
+	if !validStudySlug(slug) {
+		return echo.NewHTTPError(http.StatusBadRequest).SetInternal(fmt.Errorf("undo form: bad deck %q", slug))
+	}
+	ctx := c.Request().Context()
+	now := s.now()
+	undone, err := s.db.UndoLastReview(ctx, u.ID, now)
+	if msg := undoRefusal(err); msg != "" {
+		next, err := s.db.NextCard(ctx, u, slug, now)
+		if err != nil {
+			return err
+		}
+		return s.renderNext(c, u, next, studyNote{text: msg, refused: true}, now)
+	}
+	if err != nil {
+		return err
+	}
+	if slug != "" && slug != undone.DeckSlug {
+		slug = undone.DeckSlug // a grade given on another deck's page
+	}
+	if !hxRequest(c) {
+		return c.Redirect(http.StatusSeeOther, views.StudyScope{Slug: slug}.URL()+"?undone="+strconv.FormatInt(undone.QuestionID, 10))
+	}
+	card, err := s.db.PreviewCard(ctx, u.ID, undone.QuestionID, now)
+	if err != nil {
+		return err
+	}
+	if card.ScopeError(store.Scope{Deck: slug}) != nil {
+		slug = undone.DeckSlug // of a deck unsubscribed since
+	}
+	return s.renderCard(c, u, card.StudyCard, slug, studyNote{text: msgUndone}, now)
 }
 
 // stale answers a form whose page no longer shows its card as it is
@@ -201,7 +279,7 @@ func (s *Server) stale(c echo.Context, u quiz.User, f studyForm, sc *store.Study
 		if errors.Is(err, store.ErrNotSubscribed) {
 			msg = msgNotSubscribed
 		}
-		return s.renderNext(c, u, next, msg, now)
+		return s.renderNext(c, u, next, studyNote{text: msg}, now)
 	}
 	if sc == nil {
 		card, err := s.db.PreviewCard(ctx, u.ID, f.questionID, now)
@@ -210,37 +288,125 @@ func (s *Server) stale(c echo.Context, u quiz.User, f studyForm, sc *store.Study
 		}
 		sc = &card.StudyCard
 	}
-	scope := studyScope(f, *sc)
-	v := presentation(*sc, scope, csrfToken(c), newPresentationID(now), now)
-	v.Notice = msgQuestionChanged
-	return s.renderStudy(c, scope, views.StudyQuestion(v), v.Notice)
+	return s.renderCard(c, u, *sc, f.scope, studyNote{text: msgQuestionChanged}, now)
 }
 
-// renderNext shows the card the queue served, or the empty queue.
-func (s *Server) renderNext(c echo.Context, u quiz.User, next store.StudyNext, notice string, now time.Time) error {
-	scope := views.StudyScope{Slug: next.Deck.Slug, Title: next.Deck.Title}
-	csrf := csrfToken(c)
-	if !next.Found {
-		done := emptyQueue(next, u, scope, notice, now)
-		return s.renderStudy(c, scope, views.StudyEmpty(done), done.Announcement())
+// studyNote is what the study area says above its card about the request
+// before: what a grade did, or why an undo was refused.
+type studyNote struct {
+	text string
+	// undo offers to take back the grade that text tells of.
+	undo bool
+	// refused: the request changed nothing (an undo refused); the
+	// answer's status is 409.
+	refused bool
+}
+
+// status is the HTTP status of a study page under the note.
+func (n studyNote) status() int {
+	if n.refused {
+		return http.StatusConflict
 	}
-	v := presentation(next.Card, scope, csrf, newPresentationID(now), now)
-	v.Notice = notice
-	return s.renderStudy(c, scope, views.StudyQuestion(v), notice)
+	return http.StatusOK
+}
+
+// waitAtMost is how soon the next card must fall due for the empty queue
+// to wait for it: a minute, the first learning step of a card graded
+// Again, so that a card failed last comes back by itself.
+const waitAtMost = time.Minute
+
+// renderNext shows the card the queue served, or the empty queue: what is
+// coming, the day's summary, or, when the next card falls due within
+// waitAtMost, a page that waits for it.
+func (s *Server) renderNext(c echo.Context, u quiz.User, next store.StudyNext, note studyNote, now time.Time) error {
+	if next.Found {
+		return s.renderCard(c, u, next.Card, next.Deck.Slug, note, now)
+	}
+	scope := views.StudyScope{Slug: next.Deck.Slug, Title: next.Deck.Title}
+	done := emptyQueue(next, u, scope, note, now)
+	done.CSRFToken = csrfToken(c)
+	if done.NoDecks {
+		return s.renderStudy(c, note.status(), scope, views.StudyEmpty(done), done.Announcement(), nil)
+	}
+	ctx := c.Request().Context()
+	if wait := next.NextDue.Sub(now); !next.NextDue.IsZero() && wait <= waitAtMost {
+		done.WaitSeconds = int((wait + time.Second - 1) / time.Second)
+	} else {
+		day, err := s.db.DaySummary(ctx, u, now)
+		if err != nil {
+			return err
+		}
+		if day.Reviews > 0 {
+			done.Summary = &views.DaySummary{Reviews: day.Reviews, Correct: day.Correct, Time: studyTime(day.Time)}
+		}
+	}
+	counts, err := s.studyCounts(c, u, scope.Slug, nil, now)
+	if err != nil {
+		return err
+	}
+	return s.renderStudy(c, note.status(), scope, views.StudyEmpty(done), done.Announcement(), counts)
+}
+
+// renderCard puts card sc to the learner as a new presentation, on the
+// study page of deck slug ("" for every subscribed deck), under note.
+func (s *Server) renderCard(c echo.Context, u quiz.User, sc store.StudyCard, slug string, note studyNote, now time.Time) error {
+	scope := studyScope(studyForm{scope: slug}, sc)
+	v := presentation(sc, scope, csrfToken(c), newPresentationID(now), now)
+	v.Notice, v.Undo, v.Refused = note.text, note.undo, note.refused
+	counts, err := s.studyCounts(c, u, slug, &sc, now)
+	if err != nil {
+		return err
+	}
+	return s.renderStudy(c, note.status(), scope, views.StudyQuestion(v), note.text, counts)
+}
+
+// studyCounts reads the cards left today on the study page of deck slug
+// ("" for every subscribed deck); sc is the card shown, or nil.
+func (s *Server) studyCounts(c echo.Context, u quiz.User, slug string, sc *store.StudyCard, now time.Time) (*views.StudyCounts, error) {
+	d, err := s.db.StudyCounts(c.Request().Context(), u, slug, now)
+	if err != nil {
+		return nil, err
+	}
+	v := dueCounts(d, cardKind(sc))
+	return &v, nil
+}
+
+// pageCounts are the counts of a response that leaves the card as it is
+// (an answer checked): none for htmx, which leaves the page's counts in
+// place; a whole page reads them.
+func (s *Server) pageCounts(c echo.Context, u quiz.User, slug string, sc *store.StudyCard, now time.Time) (*views.StudyCounts, error) {
+	if hxRequest(c) {
+		return nil, nil
+	}
+	return s.studyCounts(c, u, slug, sc, now)
+}
+
+// cardKind is the count a card shown is among: new, learning (learning
+// and relearning) or review; "" when no card is shown.
+func cardKind(sc *store.StudyCard) string {
+	switch {
+	case sc == nil:
+		return ""
+	case sc.IsNew || sc.Card.State == fsrs.New:
+		return views.CountNew
+	case sc.Card.State == fsrs.Review:
+		return views.CountReview
+	}
+	return views.CountLearning
 }
 
 // renderStudy sends a study fragment to htmx, with announce for the
-// page's live region, or a whole page around it, where the fragment's
-// text is read in its place.
-func (s *Server) renderStudy(c echo.Context, scope views.StudyScope, body templ.Component, announce string) error {
+// page's live region and, when counts are given, the page's counts, or a
+// whole page around it, where the fragment's text is read in its place.
+func (s *Server) renderStudy(c echo.Context, status int, scope views.StudyScope, body templ.Component, announce string, counts *views.StudyCounts) error {
 	if hxRequest(c) {
-		return s.render(c, http.StatusOK, views.StudyFragment(body, announce))
+		return s.render(c, status, views.StudyFragment(body, announce, counts))
 	}
 	title := "学習"
 	if scope.Title != "" {
 		title = scope.Title
 	}
-	return s.render(c, http.StatusOK, views.StudyPage(s.page(c, title), scope, body))
+	return s.render(c, status, views.StudyPage(s.page(c, title), scope, counts, body))
 }
 
 // studyUser is the signed-in user; the routes sit behind requireUser.

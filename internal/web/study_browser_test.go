@@ -205,7 +205,7 @@ func TestStudyInBrowser(t *testing.T) {
 		t.Errorf("a grade that was never sent is recorded: %+v", c.Card)
 	}
 	step("grade with key 1", chromedp.KeyEvent("1"), until("the multi_choice question", `!!document.querySelector('input[name=sel]')`),
-		until("the grade to be announced", announces("Again で記録しました")))
+		until("the grade to be announced", announces("「もう一度」で記録しました")))
 	if c := env.card(env.alice, "single"); c.Card.State != fsrs.Learning || c.Card.Due.Sub(c.Card.LastReview) != time.Minute {
 		t.Errorf("after key 1 the card is %+v, want Again (due in 1m)", c.Card)
 	}
@@ -243,8 +243,10 @@ func TestStudyInBrowser(t *testing.T) {
 		chromedp.KeyEvent("3"), until("the flashcard", focused(`button[data-reveal]`)))
 	// Space reveals the flashcard (the reveal button has focus; the key
 	// handler leaves a focused button to the browser) and 3 grades Good.
+	// The queue is then empty but for the cards graded Again, due a
+	// minute after their grade: the page waits for the first.
 	step("flashcard", chromedp.KeyEvent(" "), until("the back of the card", focused(`button[name=rating][value="3"]`)),
-		chromedp.KeyEvent("3"), until("the empty queue", shows("今は学習するカードがありません")))
+		chromedp.KeyEvent("3"), until("the page waiting for the next card", shows("次のカードを待っています")))
 
 	want := map[string]fsrs.Rating{"truefalse": fsrs.Easy, "cloze": fsrs.Hard, "typed": fsrs.Good, "order": fsrs.Good, "flash": fsrs.Good}
 	for ext, r := range want {
@@ -351,7 +353,7 @@ func TestStudyWithoutScriptInBrowser(t *testing.T) {
 	// The page tells that the first grade, Good, was kept, not Easy.
 	shows(t, ctx, "the next card, under the notice of the first grade",
 		`location.pathname === '/study/v1-36-sig-node' && !!document.querySelector('input[name=sel]') &&
-			document.body.textContent.includes('この回答は記録済みです (Good)')`)
+			document.body.textContent.includes('この回答は記録済みです (「正解」)')`)
 	if again := env.card(env.alice, "single"); again.Card != first.Card {
 		t.Errorf("grading the same presentation again changed the card: %+v, was %+v", again.Card, first.Card)
 	}

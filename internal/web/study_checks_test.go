@@ -318,7 +318,7 @@ func TestEmptyQueueLimits(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			v := emptyQueue(tt.next, tt.user, views.StudyScope{Slug: "d"}, "", now)
+			v := emptyQueue(tt.next, tt.user, views.StudyScope{Slug: "d"}, studyNote{}, now)
 			if got := v.Announcement(); got != tt.want {
 				t.Errorf("announcement %q, want %q", got, tt.want)
 			}

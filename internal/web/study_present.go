@@ -436,7 +436,7 @@ func feedback(f studyForm, card store.CardPreview, resp quiz.Response, csrf stri
 	for r := fsrs.Again; r <= fsrs.Easy; r++ {
 		v.Grades = append(v.Grades, views.GradeButton{
 			Rating:      int(r),
-			Label:       r.String(),
+			Label:       quiz.RatingLabel(r),
 			Interval:    buttonInterval(card.Outcomes.For(r).Due.Sub(now)),
 			Preselected: r == pre,
 		})
@@ -537,15 +537,63 @@ func givenText(q quiz.Question, r quiz.Response) string {
 // gradeNotice tells what the grade just given did.
 func gradeNotice(rec store.Recorded) string {
 	if rec.Duplicate {
-		return fmt.Sprintf("この回答は記録済みです (%s)。", rec.Rating)
+		return fmt.Sprintf("この回答は記録済みです (「%s」)。", quiz.RatingLabel(rec.Rating))
 	}
-	return fmt.Sprintf("%s で記録しました。次の復習は %s後です。", rec.Rating, interval(rec.Due.Sub(rec.ReviewedAt)))
+	return fmt.Sprintf("「%s」で記録しました。次の復習は %s後です。", quiz.RatingLabel(rec.Rating), interval(rec.Due.Sub(rec.ReviewedAt)))
+}
+
+// What an undo says: done, or why it was refused (store.UndoLastReview's
+// errors), nothing having changed.
+const (
+	msgUndone          = "評価を取り消しました。このカードにもう一度答えてください。"
+	msgNothingToUndo   = "取り消せる評価がありません。何も変更していません。"
+	msgUndoOtherDay    = "取り消せるのは今日 (午前 4 時から) の評価だけです。最後の評価は前の日のものなので、何も変更していません。"
+	msgUndoUnrecorded  = "最後の評価は、取り消しに必要な記録のない以前の形式で記録されているため取り消せません。何も変更していません。"
+	msgUndoCardChanged = "最後の評価の後にカードが変わっているため、取り消せません。何も変更していません。"
+)
+
+// undoRefusal is what the page says of an undo refused with err, or ""
+// when err is nil or no refusal (a failure).
+func undoRefusal(err error) string {
+	switch {
+	case err == nil:
+		return ""
+	case errors.Is(err, store.ErrNothingToUndo):
+		return msgNothingToUndo
+	case errors.Is(err, store.ErrUndoOtherDay):
+		return msgUndoOtherDay
+	case errors.Is(err, store.ErrUndoUnrecorded):
+		return msgUndoUnrecorded
+	case errors.Is(err, store.ErrUndoCardChanged):
+		return msgUndoCardChanged
+	}
+	return ""
+}
+
+// studyTime words the time spent studying: "45秒", "12分30秒", "1時間5分".
+func studyTime(d time.Duration) string {
+	sec := int64((d + time.Second/2) / time.Second)
+	switch {
+	case sec < 60:
+		return strconv.FormatInt(sec, 10) + "秒"
+	case sec < 3600:
+		m, s := sec/60, sec%60
+		if s == 0 {
+			return strconv.FormatInt(m, 10) + "分"
+		}
+		return strconv.FormatInt(m, 10) + "分" + strconv.FormatInt(s, 10) + "秒"
+	}
+	h, m := sec/3600, sec%3600/60
+	if m == 0 {
+		return strconv.FormatInt(h, 10) + "時間"
+	}
+	return strconv.FormatInt(h, 10) + "時間" + strconv.FormatInt(m, 10) + "分"
 }
 
 // emptyQueue describes what is coming when nothing is due.
-func emptyQueue(n store.StudyNext, u quiz.User, scope views.StudyScope, notice string, now time.Time) views.StudyDone {
+func emptyQueue(n store.StudyNext, u quiz.User, scope views.StudyScope, note studyNote, now time.Time) views.StudyDone {
 	v := views.StudyDone{
-		Scope: scope, Notice: notice,
+		Scope: scope, Notice: note.text, Undo: note.undo, Refused: note.refused,
 		NoDecks:         scope.Slug == "" && n.Subscriptions == 0,
 		DueToday:        n.DueToday,
 		DayEnds:         n.DayEnds.Format("1月2日 15:04"),
@@ -554,8 +602,7 @@ func emptyQueue(n store.StudyNext, u quiz.User, scope views.StudyScope, notice s
 		ReviewLimitZero: n.ReviewLimitReached && u.ReviewsPerDay == 0,
 	}
 	if !n.NextDue.IsZero() {
-		v.NextDue = n.NextDue.Format("1月2日 15:04") + " (あと " + interval(n.NextDue.Sub(now)) + ")"
-		v.NextDueISO = n.NextDue.Format(time.RFC3339)
+		v.NextDue, v.NextDueISO = dueText(n.NextDue, now), n.NextDue.Format(time.RFC3339)
 	}
 	// A limit above 0 lets the held-back cards in when the day rolls over;
 	// say so unless a scheduled card comes first.

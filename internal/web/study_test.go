@@ -370,7 +370,7 @@ func TestStudyAnswerEachType(t *testing.T) {
 			if got := preselected(t, body); got != tt.wantPressed {
 				t.Errorf("preselected rating %s, want %s", got, tt.wantPressed)
 			}
-			if hint := "おすすめは " + fsrs.Rating(tt.wantPressed[0]-'0').String() + "。"; !strings.Contains(body, hint) {
+			if hint := "おすすめは「" + quiz.RatingLabel(fsrs.Rating(tt.wantPressed[0]-'0')) + "」。"; !strings.Contains(body, hint) {
 				t.Errorf("grade hint lacks %q", hint)
 			}
 			if !strings.Contains(body, tt.wantGiven) {
@@ -387,7 +387,7 @@ func TestStudyAnswerEachType(t *testing.T) {
 				}
 			}
 			for _, want := range []string{"https://github.com/kubernetes/kubernetes/pull/", "v1.36", "SIG-Node",
-				"Again <small>1分</small>", "Good <small>10分</small>", `name="answer"`} {
+				"もう一度 <small>1分</small>", "正解 <small>10分</small>", `name="answer"`} {
 				if !strings.Contains(body, want) {
 					t.Errorf("feedback lacks %q", want)
 				}
@@ -470,7 +470,7 @@ func TestStudyLoop(t *testing.T) {
 	if !strings.Contains(body, "1.36 で GA になった機能をすべて選べ") {
 		t.Errorf("next card is not the multi_choice question: %.800s", body)
 	}
-	notice := "Good で記録しました。次の復習は 10分後です。"
+	notice := "「正解」で記録しました。次の復習は 10分後です。"
 	if !strings.Contains(body, notice) {
 		t.Errorf("the page after a plain grade lacks %q: %.800s", notice, body)
 	}
@@ -484,7 +484,7 @@ func TestStudyLoop(t *testing.T) {
 	if again := env.card(cl, "single"); again.Card != c.Card {
 		t.Errorf("the second grade changed the card: %+v, was %+v", again.Card, c.Card)
 	}
-	if body := cl.get(graded+"&again=1", false).Body.String(); !strings.Contains(body, "この回答は記録済みです (Good)。") {
+	if body := cl.get(graded+"&again=1", false).Body.String(); !strings.Contains(body, "この回答は記録済みです (「正解」)。") {
 		t.Errorf("the page after a repeated plain grade does not say the first grade was kept: %.800s", body)
 	}
 	// Someone else's review id, or a made-up one, shows no notice.
@@ -535,7 +535,7 @@ func TestStudyGradeHTMXAndDoubleSubmit(t *testing.T) {
 	if first.Code != http.StatusOK || strings.Contains(first.Body.String(), "<!doctype html>") {
 		t.Fatalf("htmx grade = %d: %.300s", first.Code, first.Body.String())
 	}
-	notice := "Again で記録しました。次の復習は 1分後です。"
+	notice := "「もう一度」で記録しました。次の復習は 1分後です。"
 	if !strings.Contains(first.Body.String(), `<p class="muted">`+notice+`</p>`) ||
 		!strings.HasSuffix(first.Body.String(), `</section>`+studyStatus(notice)) {
 		t.Errorf("no notice of the grade, on the card and for the live region: %.600s", first.Body.String())
@@ -545,7 +545,7 @@ func TestStudyGradeHTMXAndDoubleSubmit(t *testing.T) {
 	// The same presentation again, even with another rating: nothing more is recorded.
 	grade.Set("rating", "4")
 	second := env.alice.post("/study/grade", grade, true)
-	if second.Code != http.StatusOK || !strings.Contains(second.Body.String(), "この回答は記録済みです (Again)") {
+	if second.Code != http.StatusOK || !strings.Contains(second.Body.String(), "この回答は記録済みです (「もう一度」)") {
 		t.Errorf("second submit = %d: %.600s", second.Code, second.Body.String())
 	}
 	if again := env.card(env.alice, "single"); again.Card != after.Card || again.Card.Reps != 1 || again.Card.State != fsrs.Learning {
@@ -723,7 +723,7 @@ func TestStudyAnotherLearnersPresentation(t *testing.T) {
 			// what the grade did.
 			after := [2]string{same(env.alice, "alice", env.alice.get(taken.Header().Get("Location"), false).Body.String()),
 				same(carol, "carol", carol.get(unused.Header().Get("Location"), false).Body.String())}
-			if !strings.Contains(after[0], "Good で記録しました。") {
+			if !strings.Contains(after[0], "「正解」で記録しました。") {
 				t.Errorf("%s: the page after alice's grade lacks its notice: %.1000s", tt.ext, after[0])
 			}
 			answers = append(answers, after)
@@ -833,7 +833,7 @@ func TestStudyEmptyQueue(t *testing.T) {
 	// The live region tells the grade, that nothing is left and when the
 	// next card comes; focus goes to the link that looks again, as the
 	// grade buttons that had it are gone.
-	announce := regexp.MustCompile(`</section><p id="study-status" hx-swap-oob="innerHTML">Hard で記録しました。[^<]* 今は学習するカードがありません。次のカード: [^<]*\(あと [^<]*</p>$`)
+	announce := regexp.MustCompile(`</section><p id="study-status" hx-swap-oob="innerHTML">「難しい」で記録しました。[^<]* 今は学習するカードがありません。次のカード: [^<]*\(あと [^<]*</p>$`)
 	if !announce.MatchString(body) {
 		t.Errorf("the live region is not told the grade and the empty queue: %.1500s", body)
 	}
@@ -856,9 +856,9 @@ func TestShuffle(t *testing.T) {
 	}
 }
 
-// TestHomeNextStep checks that the home page leads somewhere: signed in to
-// the decks and the study page, each deck to its card on the decks page;
-// signed out to sign-in and registration.
+// TestHomeNextStep checks that the home page leads somewhere: signed in
+// without a deck to the decks; signed out to sign-in and registration, and
+// each deck to its card on the decks page.
 func TestHomeNextStep(t *testing.T) {
 	env := newStudyEnv(t)
 	tests := []struct {
@@ -866,8 +866,8 @@ func TestHomeNextStep(t *testing.T) {
 		cl   studyClient
 		want []string
 	}{
-		{"signed in", env.alice, []string{`<a href="/decks" role="button">`, `<a href="/study" role="button"`, `<a href="/decks#deck-v1-36-sig-node">`}},
-		{"signed out", studyClient{t: t, ts: env.ts}, []string{`<a href="/login" role="button">`, `<a href="/register" role="button"`}},
+		{"signed in", env.alice, []string{`<a href="/decks" role="button">`, "購読しているデッキがありません"}},
+		{"signed out", studyClient{t: t, ts: env.ts}, []string{`<a href="/login" role="button">`, `<a href="/register" role="button"`, `<a href="/decks#deck-v1-36-sig-node">`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -1060,7 +1060,7 @@ func TestStudyQuestionChanged(t *testing.T) {
 
 				// The new presentation, answered and graded, is recorded right.
 				fresh := env.answerForm(qid, shown.Get("p"), url.Values{"answer": {`{"choice":0}`}, "rating": {"3"}, "ms": {"1000"}})
-				if rec := env.alice.post("/study/grade", fresh, true); rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), "Good で記録しました") {
+				if rec := env.alice.post("/study/grade", fresh, true); rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), "「正解」で記録しました") {
 					t.Fatalf("grade of the new version = %d: %.1000s", rec.Code, rec.Body.String())
 				}
 				if c := env.card(env.alice, "single"); c.IsNew || c.Card.Reps != 1 {
