@@ -46,6 +46,9 @@ type DB struct {
 	sessions sessionCache
 	// questions holds the questions study requests serve (question_cache.go).
 	questions questionCache
+	// counts holds the study pages' counts of the cards left today
+	// (study_counts_cache.go).
+	counts countsCache
 	// schedulers holds an FSRS scheduler per desired retention.
 	schedulers schedulers
 }
@@ -234,8 +237,10 @@ func (db *DB) tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 
 // txKeepSessions is tx for writes that change no user and no session
 // (reviews, sign-in counts), or that say themselves what they change in the
-// session cache (TouchSession).
+// session cache (TouchSession). Afterwards the cache of the study pages'
+// counts is emptied, since fn may have changed them.
 func (db *DB) txKeepSessions(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	defer db.counts.invalidate()
 	tx, err := db.write.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)

@@ -120,6 +120,13 @@ func (db *DB) SetSubscription(ctx context.Context, userID int64, slug string, su
 	return out, nil
 }
 
+// StudyDay returns the start of the study day of u that contains now, and
+// the start of the next one, in u's time zone as given (04:00 local,
+// quiz.StudyDay). It reads no table: the zone comes from a cache.
+func (db *DB) StudyDay(u quiz.User, now time.Time) (start, next time.Time) {
+	return studyDay(now, db.zones.location(u.Timezone))
+}
+
 // studyDay returns the start of the study day that contains now in loc, and
 // the start of the next one (quiz.StudyDay: 04:00 local).
 func studyDay(now time.Time, loc *time.Location) (start, next time.Time) {

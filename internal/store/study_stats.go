@@ -489,7 +489,8 @@ func dueByDeck(ctx context.Context, q querier, userID int64, end time.Time) (map
 // (or of every subscribed deck when it is empty), as the queue will serve
 // them: learning cards and review cards due before the study day ends,
 // and new cards, within u's daily limits; it is meant to be shown with
-// each card and so reads as NextCard does (u's zone and limits as given).
+// each card and so reads as NextCard does (u's zone and limits as given),
+// and keeps what it counted until the next write (study_counts_cache.go).
 // A deck that does not exist or has no published question is
 // quiz.ErrNotFound.
 func (db *DB) StudyCounts(ctx context.Context, u quiz.User, deckSlug string, now time.Time) (progress.Due, error) {
@@ -502,6 +503,12 @@ func (db *DB) StudyCounts(ctx context.Context, u quiz.User, deckSlug string, now
 
 func (db *DB) studyCounts(ctx context.Context, u quiz.User, deckSlug string, now time.Time) (progress.Due, error) {
 	var d progress.Due
+	start, end := studyDay(now, db.zones.location(u.Timezone))
+	key := countsKey{user: u.ID, deck: deckSlug, dayStart: ms(start), newPerDay: u.NewPerDay, reviewsPerDay: u.ReviewsPerDay}
+	if d, ok := db.counts.get(key, now); ok {
+		return d, nil
+	}
+	gen := db.counts.generation()
 	ctx, done, err := db.quickRead(ctx)
 	if err != nil {
 		return d, err
@@ -516,7 +523,6 @@ func (db *DB) studyCounts(ctx context.Context, u quiz.User, deckSlug string, now
 		}
 		deckID, newLeft = deck.ID, newLeftDeckQuery
 	}
-	start, end := studyDay(now, db.zones.location(u.Timezone))
 	var newToday, reviewsToday int
 	if err := db.reads.QueryRowContext(ctx, todayQuery, u.ID, ms(start)).Scan(&newToday, &reviewsToday); err != nil {
 		return d, fmt.Errorf("count today's reviews: %w", err)
@@ -529,5 +535,7 @@ func (db *DB) studyCounts(ctx context.Context, u quiz.User, deckSlug string, now
 	if err != nil {
 		return d, fmt.Errorf("count new cards: %w", err)
 	}
-	return d.Limit(a), nil
+	d = d.Limit(a)
+	db.counts.put(gen, key, d, now)
+	return d, nil
 }

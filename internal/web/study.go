@@ -79,7 +79,7 @@ func (s *Server) study(c echo.Context) error {
 		card, err := s.db.PreviewCard(ctx, u.ID, q, now)
 		switch {
 		case err == nil && card.ScopeError(store.Scope{Deck: slug}) == nil && (card.IsNew || !card.Card.Due.After(now)):
-			return s.renderCard(c, u, card.StudyCard, slug, studyNote{text: msgUndone}, now)
+			return s.renderCard(c, u, card.StudyCard, slug, studyNote{text: msgUndone}, now, nil)
 		case err != nil && !errors.Is(err, quiz.ErrNotFound):
 			return err
 		}
@@ -109,7 +109,7 @@ func (s *Server) study(c echo.Context) error {
 			return err
 		}
 	}
-	return s.renderNext(c, u, next, note, now)
+	return s.renderNext(c, u, next, note, now, nil)
 }
 
 // answer checks a submitted answer and shows the feedback with the grade
@@ -156,14 +156,14 @@ func (s *Server) answer(c echo.Context) error {
 		// same presentation again, with the learner's places kept.
 		v := f.answered(card, csrfToken(c))
 		v.Positions, v.Error = orderPositions(form, len(q.Items)), msgRepeatedPosition
-		counts, err := s.pageCounts(c, u, f.scope, &card.StudyCard, now)
+		counts, err := s.pageCounts(c, u, f, &card.StudyCard, now)
 		if err != nil {
 			return err
 		}
 		return s.renderStudy(c, http.StatusOK, v.Scope, views.StudyQuestion(v), v.Error, counts)
 	}
 	v := feedback(f, card, resp, csrfToken(c), now)
-	counts, err := s.pageCounts(c, u, f.scope, &card.StudyCard, now)
+	counts, err := s.pageCounts(c, u, f, &card.StudyCard, now)
 	if err != nil {
 		return err
 	}
@@ -214,8 +214,15 @@ func (s *Server) grade(c echo.Context) error {
 		return err
 	}
 	// The review just recorded is the learner's most recent: the next
-	// card offers to take it back.
-	return s.renderNext(c, u, next, studyNote{text: gradeNotice(rec), undo: !rec.Duplicate}, now)
+	// card offers to take it back. The counts are those the page
+	// carried, less the card graded (study_counts.go).
+	var known *shownCounts
+	if shown, ok := parseCarried(in.form.counts); ok {
+		if d, ok := shown.graded(rec, now); ok {
+			shown.due, known = d, &shown
+		}
+	}
+	return s.renderNext(c, u, next, studyNote{text: gradeNotice(rec), undo: !rec.Duplicate}, now, known)
 }
 
 // undo takes back the learner's most recent grade of the study day
@@ -241,7 +248,7 @@ func (s *Server) undo(c echo.Context) error {
 		if err != nil {
 			return err
 		}
-		return s.renderNext(c, u, next, studyNote{text: msg, refused: true}, now)
+		return s.renderNext(c, u, next, studyNote{text: msg, refused: true}, now, nil)
 	}
 	if err != nil {
 		return err
@@ -259,7 +266,7 @@ func (s *Server) undo(c echo.Context) error {
 	if card.ScopeError(store.Scope{Deck: slug}) != nil {
 		slug = undone.DeckSlug // of a deck unsubscribed since
 	}
-	return s.renderCard(c, u, card.StudyCard, slug, studyNote{text: msgUndone}, now)
+	return s.renderCard(c, u, card.StudyCard, slug, studyNote{text: msgUndone}, now, nil)
 }
 
 // stale answers a form whose page no longer shows its card as it is
@@ -279,7 +286,7 @@ func (s *Server) stale(c echo.Context, u quiz.User, f studyForm, sc *store.Study
 		if errors.Is(err, store.ErrNotSubscribed) {
 			msg = msgNotSubscribed
 		}
-		return s.renderNext(c, u, next, studyNote{text: msg}, now)
+		return s.renderNext(c, u, next, studyNote{text: msg}, now, nil)
 	}
 	if sc == nil {
 		card, err := s.db.PreviewCard(ctx, u.ID, f.questionID, now)
@@ -288,7 +295,7 @@ func (s *Server) stale(c echo.Context, u quiz.User, f studyForm, sc *store.Study
 		}
 		sc = &card.StudyCard
 	}
-	return s.renderCard(c, u, *sc, f.scope, studyNote{text: msgQuestionChanged}, now)
+	return s.renderCard(c, u, *sc, f.scope, studyNote{text: msgQuestionChanged}, now, nil)
 }
 
 // studyNote is what the study area says above its card about the request
@@ -317,10 +324,12 @@ const waitAtMost = time.Minute
 
 // renderNext shows the card the queue served, or the empty queue: what is
 // coming, the day's summary, or, when the next card falls due within
-// waitAtMost, a page that waits for it.
-func (s *Server) renderNext(c echo.Context, u quiz.User, next store.StudyNext, note studyNote, now time.Time) error {
+// waitAtMost, a page that waits for it. known, when set, are the counts of
+// the cards left today (the next card among them); otherwise they are
+// counted.
+func (s *Server) renderNext(c echo.Context, u quiz.User, next store.StudyNext, note studyNote, now time.Time, known *shownCounts) error {
 	if next.Found {
-		return s.renderCard(c, u, next.Card, next.Deck.Slug, note, now)
+		return s.renderCard(c, u, next.Card, next.Deck.Slug, note, now, known)
 	}
 	scope := views.StudyScope{Slug: next.Deck.Slug, Title: next.Deck.Title}
 	done := emptyQueue(next, u, scope, note, now)
@@ -340,45 +349,64 @@ func (s *Server) renderNext(c echo.Context, u quiz.User, next store.StudyNext, n
 			done.Summary = &views.DaySummary{Reviews: day.Reviews, Correct: day.Correct, Time: studyTime(day.Time)}
 		}
 	}
-	counts, err := s.studyCounts(c, u, scope.Slug, nil, now)
+	// The end of the queue is counted afresh: cards held back by the
+	// daily limits, or falling due later today, are told as they are.
+	shown, err := s.countShown(c, u, scope.Slug, nil, now)
 	if err != nil {
 		return err
 	}
-	return s.renderStudy(c, note.status(), scope, views.StudyEmpty(done), done.Announcement(), counts)
+	return s.renderStudy(c, note.status(), scope, views.StudyEmpty(done), done.Announcement(), shown.view())
 }
 
 // renderCard puts card sc to the learner as a new presentation, on the
 // study page of deck slug ("" for every subscribed deck), under note.
-func (s *Server) renderCard(c echo.Context, u quiz.User, sc store.StudyCard, slug string, note studyNote, now time.Time) error {
+// known, when set, are the counts of the cards left today, sc among them;
+// otherwise they are counted.
+func (s *Server) renderCard(c echo.Context, u quiz.User, sc store.StudyCard, slug string, note studyNote, now time.Time, known *shownCounts) error {
 	scope := studyScope(studyForm{scope: slug}, sc)
 	v := presentation(sc, scope, csrfToken(c), newPresentationID(now), now)
 	v.Notice, v.Undo, v.Refused = note.text, note.undo, note.refused
-	counts, err := s.studyCounts(c, u, slug, &sc, now)
-	if err != nil {
-		return err
+	var shown shownCounts
+	if known != nil {
+		shown = *known
+		shown.kind = cardKind(&sc)
+	} else {
+		var err error
+		if shown, err = s.countShown(c, u, slug, &sc, now); err != nil {
+			return err
+		}
 	}
-	return s.renderStudy(c, note.status(), scope, views.StudyQuestion(v), note.text, counts)
+	v.Counts = shown.carried()
+	return s.renderStudy(c, note.status(), scope, views.StudyQuestion(v), note.text, shown.view())
 }
 
-// studyCounts reads the cards left today on the study page of deck slug
+// countShown counts the cards left today on the study page of deck slug
 // ("" for every subscribed deck); sc is the card shown, or nil.
-func (s *Server) studyCounts(c echo.Context, u quiz.User, slug string, sc *store.StudyCard, now time.Time) (*views.StudyCounts, error) {
+func (s *Server) countShown(c echo.Context, u quiz.User, slug string, sc *store.StudyCard, now time.Time) (shownCounts, error) {
 	d, err := s.db.StudyCounts(c.Request().Context(), u, slug, now)
 	if err != nil {
-		return nil, err
+		return shownCounts{}, err
 	}
-	v := dueCounts(d, cardKind(sc))
-	return &v, nil
+	_, end := s.db.StudyDay(u, now)
+	return shownCounts{due: d, kind: cardKind(sc), dayEnds: end}, nil
 }
 
-// pageCounts are the counts of a response that leaves the card as it is
-// (an answer checked): none for htmx, which leaves the page's counts in
-// place; a whole page reads them.
-func (s *Server) pageCounts(c echo.Context, u quiz.User, slug string, sc *store.StudyCard, now time.Time) (*views.StudyCounts, error) {
+// pageCounts are the counts of a response to form f that leaves its card
+// sc on the page (an answer checked): none for htmx, which leaves the
+// page's counts in place; for a whole page, those f carries, or counted
+// when it carries none of today.
+func (s *Server) pageCounts(c echo.Context, u quiz.User, f studyForm, sc *store.StudyCard, now time.Time) (*views.StudyCounts, error) {
 	if hxRequest(c) {
 		return nil, nil
 	}
-	return s.studyCounts(c, u, slug, sc, now)
+	if shown, ok := parseCarried(f.counts); ok && now.Before(shown.dayEnds) {
+		return shown.view(), nil
+	}
+	shown, err := s.countShown(c, u, f.scope, sc, now)
+	if err != nil {
+		return nil, err
+	}
+	return shown.view(), nil
 }
 
 // cardKind is the count a card shown is among: new, learning (learning

@@ -118,6 +118,10 @@ type studyForm struct {
 	scope          string // deck slug, or "" for every subscribed deck
 	shownAt        int64  // unix ms
 	answerKey      string // the question's, as shown (store.StudyCard.AnswerKey)
+	// counts are the counts the page showed, as its forms carry them
+	// (shownCounts.carried); not checked here: what parseCarried refuses
+	// is counted again.
+	counts string
 }
 
 // bindStudyForm reads the hidden fields of a study form. A form that the
@@ -143,6 +147,7 @@ func bindStudyForm(c echo.Context) (studyForm, error) {
 	if f.answerKey = c.FormValue("k"); !validAnswerKey(f.answerKey) {
 		return bad("answer key")
 	}
+	f.counts = c.FormValue("c")
 	return f, nil
 }
 
@@ -288,9 +293,14 @@ func orderPositions(form url.Values, n int) map[int]int {
 	return out
 }
 
-// answered is the presentation an answered form was sent from.
+// answered is the presentation an answered form was sent from, its counts
+// carried on when they are the server's.
 func (f studyForm) answered(card store.CardPreview, csrf string) views.StudyPresentation {
-	return presentation(card.StudyCard, studyScope(f, card.StudyCard), csrf, f.presentationID, time.UnixMilli(f.shownAt))
+	v := presentation(card.StudyCard, studyScope(f, card.StudyCard), csrf, f.presentationID, time.UnixMilli(f.shownAt))
+	if _, ok := parseCarried(f.counts); ok {
+		v.Counts = f.counts
+	}
+	return v
 }
 
 // studyScope is what an answered form studies: its deck, titled when the
