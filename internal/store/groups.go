@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"crypto/subtle"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -81,7 +82,9 @@ type Group struct {
 	// when it stops (zero: never).
 	InviteActive  bool
 	InviteExpires time.Time
-	CreatedAt     time.Time
+	// inviteHash is the SHA-256 of the invite link's code (InviteIs).
+	inviteHash []byte
+	CreatedAt  time.Time
 	// Decks are in the organizer's order; Members organizers first, then
 	// by login.
 	Decks   []GroupDeck
@@ -91,6 +94,12 @@ type Group struct {
 	// Unseen counts the published questions of the group's decks that the
 	// viewer has no card for.
 	Unseen int
+}
+
+// InviteIs reports whether hash is the SHA-256 of the code of the group's
+// invite link, compared in constant time.
+func (g Group) InviteIs(hash []byte) bool {
+	return len(g.inviteHash) > 0 && subtle.ConstantTimeCompare(g.inviteHash, hash) == 1
 }
 
 // Organizers counts the group's organizers.
@@ -146,15 +155,16 @@ type PresenterDuty struct {
 
 // groupColumns are what groupRow scans of study_groups g.
 const groupColumns = `g.id, g.name, g.release, g.note, g.meetup_at, g.meetup_has_time, g.meetup_zone,
-	g.invite_hash IS NOT NULL, g.invite_expires_at, g.created_at`
+	g.invite_hash, g.invite_expires_at, g.created_at`
 
 // groupRow receives groupColumns.
 type groupRow struct {
-	g               Group
-	at, created     int64
-	hasTime, invite bool
-	zone            string
-	expires         sql.NullInt64
+	g           Group
+	at, created int64
+	hasTime     bool
+	zone        string
+	invite      []byte
+	expires     sql.NullInt64
 }
 
 func (r *groupRow) dests() []any {
@@ -166,7 +176,7 @@ func (r *groupRow) dests() []any {
 func (r *groupRow) group(z *zones) Group {
 	g := r.g
 	g.Meetup = meetup(z, r.at, r.hasTime, r.zone)
-	g.InviteActive, g.CreatedAt = r.invite, fromMS(r.created)
+	g.InviteActive, g.inviteHash, g.CreatedAt = len(r.invite) > 0, r.invite, fromMS(r.created)
 	if r.expires.Valid {
 		g.InviteExpires = fromMS(r.expires.Int64)
 	}

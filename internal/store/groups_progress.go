@@ -144,13 +144,21 @@ func (db *DB) groupProgress(ctx context.Context, groupID, viewerID int64, now ti
 	return p, nil
 }
 
+// GroupExportRow is one row of a group's progress export.
+type GroupExportRow struct {
+	Member   GroupMember
+	Deck     GroupDeck
+	Progress GroupProgressRow
+	// DeckIDs are the ids of all the group's decks, in its order.
+	DeckIDs []int64
+}
+
 // GroupExport hands the rows of the group's progress table at now to
 // each, one per member and deck in the table's order, for an organizer,
 // actorID, only (group.ErrNotMember, group.ErrNotOrganizer otherwise).
 // The table is read before the first row is handed out: no read is open
 // while each writes. An error of each ends the export and is returned.
-func (db *DB) GroupExport(ctx context.Context, groupID, actorID int64, now time.Time,
-	each func(GroupMember, GroupDeck, GroupProgressRow) error) error {
+func (db *DB) GroupExport(ctx context.Context, groupID, actorID int64, now time.Time, each func(GroupExportRow) error) error {
 	p, err := db.groupProgress(ctx, groupID, actorID, now)
 	if err == nil {
 		err = group.CheckManage(p.Group.Viewer.Role)
@@ -158,10 +166,11 @@ func (db *DB) GroupExport(ctx context.Context, groupID, actorID int64, now time.
 	if err != nil {
 		return fmt.Errorf("store: export group %d for user %d: %w", groupID, actorID, err)
 	}
+	ids := p.Group.DeckIDs()
 	i := 0
 	for _, m := range p.Group.Members {
 		for _, d := range p.Group.Decks {
-			if err := each(m, d, p.Rows[i]); err != nil {
+			if err := each(GroupExportRow{Member: m, Deck: d, Progress: p.Rows[i], DeckIDs: ids}); err != nil {
 				return err
 			}
 			i++

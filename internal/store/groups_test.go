@@ -445,8 +445,8 @@ func TestGroupProgress(t *testing.T) {
 		t.Errorf("an outsider's progress: %v", err)
 	}
 	var exported []string
-	each := func(m GroupMember, d GroupDeck, r GroupProgressRow) error {
-		exported = append(exported, fmt.Sprintf("%s/%s/%d", m.User.Login, d.Slug, r.Seen))
+	each := func(r GroupExportRow) error {
+		exported = append(exported, fmt.Sprintf("%s/%s/%d/%d", r.Member.User.Login, r.Deck.Slug, r.Progress.Seen, len(r.DeckIDs)))
 		return nil
 	}
 	if err := f.db.GroupExport(ctx, f.id, f.bob, f.now, each); !errors.Is(err, group.ErrNotOrganizer) || len(exported) > 0 {
@@ -458,12 +458,12 @@ func TestGroupProgress(t *testing.T) {
 	if err := f.db.GroupExport(ctx, f.id, f.alice, f.now, each); err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(exported, " "); got != "alice/d1/0 alice/d2/1 bob/d1/2 bob/d2/0" {
+	if got := strings.Join(exported, " "); got != "alice/d1/0/2 alice/d2/1/2 bob/d1/2/2 bob/d2/0/2" {
 		t.Errorf("exported %s", got)
 	}
 	stop := errors.New("stop")
 	n := 0
-	err = f.db.GroupExport(ctx, f.id, f.alice, f.now, func(GroupMember, GroupDeck, GroupProgressRow) error { n++; return stop })
+	err = f.db.GroupExport(ctx, f.id, f.alice, f.now, func(GroupExportRow) error { n++; return stop })
 	if !errors.Is(err, stop) || n != 1 {
 		t.Errorf("an export whose writer fails: %v after %d rows", err, n)
 	}
