@@ -211,9 +211,6 @@ func (s *Server) groupExport(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if s.groupSeams.csv == nil {
-		return echo.NewHTTPError(http.StatusNotImplemented)
-	}
 	ctx := c.Request().Context()
 	now := s.now()
 	bom := c.QueryParam("bom") == "1"
@@ -231,7 +228,11 @@ func (s *Server) groupExport(c echo.Context) error {
 		c.Response().WriteHeader(http.StatusOK)
 		table = s.groupSeams.csv(c.Response(), bom, groupProgressColumns...)
 	}
+	errNoWriter := echo.NewHTTPError(http.StatusNotImplemented)
 	err = s.db.GroupExport(ctx, id, u.ID, now, func(r store.GroupExportRow) error {
+		if s.groupSeams.csv == nil {
+			return errNoWriter // after the store has checked who asks
+		}
 		if table == nil {
 			start()
 		}
@@ -255,6 +256,9 @@ func (s *Server) groupExport(c echo.Context) error {
 		return err
 	}
 	if table == nil {
+		if s.groupSeams.csv == nil {
+			return errNoWriter
+		}
 		start()
 	}
 	if err := table.Flush(); err != nil {
