@@ -227,15 +227,23 @@ const (
 	// the arms of a UNION ALL in turn; TestNextCardOrder would see
 	// otherwise), each row with
 	// its step number, the day's counts (0 for a learning card, which no
-	// limit holds back) and the card (NULL card columns for a new card).
+	// limit holds back), whether the learner has the meetup mode on in a
+	// group (0 for a learning card, which comes before extra reviews) and
+	// the card (NULL card columns for a new card).
 	// SQLite runs a step only when the rows before it have been read, so
 	// a due learning card costs one lookup. ?1 user id, ?2 now (ms), ?3
 	// deck id or 0, ?4 start of the study day (ms), ?5 noCursor.
-	queueAllQuery  = queueSteps + ` UNION ALL SELECT * FROM (SELECT 3, ` + dayCounts + `, ` + nullCardColumns + `, * FROM (` + newCardAllQuery + `))`
-	queueDeckQuery = queueSteps + ` UNION ALL SELECT * FROM (SELECT 3, ` + dayCounts + `, ` + nullCardColumns + `, * FROM (` + newCardDeckQuery + `))`
-	queueSteps     = `SELECT * FROM (SELECT 1, 0, 0, * FROM (` + dueLearningQuery + `))
-		UNION ALL SELECT * FROM (SELECT 2, ` + dayCounts + `, * FROM (` + dueReviewQuery + `))`
-	dayCounts       = newTodayColumn + `, ` + reviewsTodayColumn
+	queueAllQuery  = queueSteps + ` UNION ALL SELECT * FROM (SELECT 3, ` + stepColumns + `, ` + nullCardColumns + `, * FROM (` + newCardAllQuery + `))`
+	queueDeckQuery = queueSteps + ` UNION ALL SELECT * FROM (SELECT 3, ` + stepColumns + `, ` + nullCardColumns + `, * FROM (` + newCardDeckQuery + `))`
+	queueSteps     = `SELECT * FROM (SELECT 1, 0, 0, 0, * FROM (` + dueLearningQuery + `))
+		UNION ALL SELECT * FROM (SELECT 2, ` + stepColumns + `, * FROM (` + dueReviewQuery + `))`
+	dayCounts   = newTodayColumn + `, ` + reviewsTodayColumn
+	stepColumns = dayCounts + `, ` + meetupModeColumn
+	// meetupModeColumn tells whether the learner ?1 has the meetup mode
+	// on in any group: only then does the queue look for extra reviews
+	// (nextExtra) when no due card is served.
+	meetupModeColumn = `EXISTS (SELECT 1 FROM study_group_members m INDEXED BY study_group_members_mode
+		WHERE m.user_id = +?1 AND m.meetup_mode = 1)`
 	nullCardColumns = `NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL`
 
 	nextDueQuery = `SELECT min(due) FROM (
@@ -294,7 +302,7 @@ var todayQuery = `SELECT ` + strings.ReplaceAll(dayCounts, "?4", "?2")
 // with the group's decks in place of the deck (groupScopeFilter).
 var (
 	queueGroupQuery = strings.ReplaceAll(queueSteps, scopeFilter, groupScopeFilter) +
-		` UNION ALL SELECT * FROM (SELECT 3, ` + dayCounts + `, ` + nullCardColumns + `, * FROM (` + newCardGroupQuery + `))`
+		` UNION ALL SELECT * FROM (SELECT 3, ` + stepColumns + `, ` + nullCardColumns + `, * FROM (` + newCardGroupQuery + `))`
 	nextDueGroupQuery         = strings.ReplaceAll(nextDueQuery, scopeFilter, groupScopeFilter)
 	dueBeforeGroupQuery       = strings.ReplaceAll(dueBeforeQuery, scopeFilter, groupScopeFilter)
 	extraCandidatesGroupQuery = strings.ReplaceAll(extraCandidatesQuery, scopeFilter, groupScopeFilter)
@@ -370,11 +378,12 @@ func (db *DB) nextCard(ctx context.Context, u quiz.User, scope Scope, now time.T
 	}
 	defer rows.Close()
 	var (
-		ref  questionRef
-		step int
+		ref        questionRef
+		step       int
+		meetupMode bool
 	)
 	for !n.Found && rows.Next() {
-		c, r, err := scanStudyCard(rows, now, &step, &n.NewToday, &n.ReviewsToday)
+		c, r, err := scanStudyCard(rows, now, &step, &n.NewToday, &n.ReviewsToday, &meetupMode)
 		if err != nil {
 			return n, fmt.Errorf("queue: %w", err)
 		}
@@ -397,7 +406,9 @@ func (db *DB) nextCard(ctx context.Context, u quiz.User, scope Scope, now time.T
 	if err := rows.Close(); err != nil {
 		return n, fmt.Errorf("queue: %w", err)
 	}
-	if !n.Found || step == stepNew {
+	// After the due cards, the meetup mode's extra reviews: for a learner
+	// whose queue gave no row at all, the mode is not known yet.
+	if (!n.Found || step == stepNew) && (meetupMode || step == 0) {
 		c, r, ok, err := db.nextExtra(ctx, u, queries.extra, scopeID, now, start, loc)
 		if err != nil {
 			return n, fmt.Errorf("queue: %w", err)
