@@ -267,15 +267,17 @@ func subscribeToGroup(ctx context.Context, tx *sql.Tx, groupID, userID int64, no
 	return nil
 }
 
-// UserGroups returns the groups userID is a member of, the nearest meetup
-// first.
-func (db *DB) UserGroups(ctx context.Context, userID int64) ([]GroupSummary, error) {
+// UserGroups returns the groups userID is a member of: those whose meetup
+// is still to come at now (or is today), the nearest first, then the
+// others, the latest first.
+func (db *DB) UserGroups(ctx context.Context, userID int64, now time.Time) ([]GroupSummary, error) {
 	rows, err := db.read.QueryContext(ctx, `SELECT g.id, g.name, g.release, g.meetup_at, g.meetup_has_time, g.meetup_zone, m.role,
 			(SELECT count(*) FROM study_group_members o WHERE o.group_id = g.id),
 			(SELECT count(*) FROM study_group_decks gd WHERE gd.group_id = g.id)
 		FROM study_group_members m JOIN study_groups g ON g.id = m.group_id
-		WHERE m.user_id = ?
-		ORDER BY g.meetup_at, g.id`, userID)
+		WHERE m.user_id = ?1
+		ORDER BY g.meetup_at < ?2, CASE WHEN g.meetup_at < ?2 THEN -g.meetup_at ELSE g.meetup_at END, g.id`,
+		userID, ms(now.Add(-24*time.Hour)))
 	if err != nil {
 		return nil, fmt.Errorf("store: groups of user %d: %w", userID, err)
 	}

@@ -126,15 +126,35 @@ func TestCreateGroup(t *testing.T) {
 	if !maps.Equal(before, after) {
 		t.Error("a refused group changed the database")
 	}
-	list, err := f.db.UserGroups(ctx, f.bob)
+	list, err := f.db.UserGroups(ctx, f.bob, f.now)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(list) != 1 || list[0].ID != f.id || list[0].Role != group.Member || list[0].Members != 2 || list[0].Decks != 2 {
 		t.Errorf("bob's groups = %+v", list)
 	}
-	if list, err := f.db.UserGroups(ctx, f.carol); err != nil || len(list) != 0 {
+	if list, err := f.db.UserGroups(ctx, f.carol, f.now); err != nil || len(list) != 0 {
 		t.Errorf("carol's groups = %+v, %v", list, err)
+	}
+	// Meetups to come first, the nearest first; then those over, the
+	// latest first.
+	for _, c := range []struct {
+		name string
+		at   time.Time
+	}{{"later", time.Date(2026, 7, 1, 0, 0, 0, 0, f.tokyo)}, {"long over", time.Date(2026, 4, 1, 0, 0, 0, 0, f.tokyo)},
+		{"over", time.Date(2026, 5, 1, 0, 0, 0, 0, f.tokyo)}, {"today", time.Date(2026, 6, 1, 9, 0, 0, 0, f.tokyo)}} {
+		f.create(t, f.alice, c.name, []string{"d1"}, group.Meetup{At: c.at, HasTime: true}, c.name)
+	}
+	list, err = f.db.UserGroups(ctx, f.alice, f.now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, g := range list {
+		names = append(names, g.Name)
+	}
+	if got := strings.Join(names, ", "); got != "today, g, later, over, long over" {
+		t.Errorf("alice's groups in the order %s", got)
 	}
 }
 

@@ -107,7 +107,8 @@ func groupRefused(err error) error {
 func (s *Server) groups(c echo.Context) error {
 	u, _ := currentUser(c)
 	ctx := c.Request().Context()
-	list, err := s.db.UserGroups(ctx, u.ID)
+	now := s.now()
+	list, err := s.db.UserGroups(ctx, u.ID, now)
 	if err != nil {
 		return err
 	}
@@ -115,7 +116,7 @@ func (s *Server) groups(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	v := groupsPage(list, decks, group.Form{}, nil, u, s.now())
+	v := groupsPage(list, decks, group.Form{}, nil, u, now)
 	v.Notice = groupsNotice(c.QueryParam("done"))
 	return s.render(c, http.StatusOK, views.GroupsList(s.page(c, "学習グループ"), v))
 }
@@ -161,7 +162,8 @@ func (s *Server) createGroup(c echo.Context) error {
 // with status 422.
 func (s *Server) refuseGroupForm(c echo.Context, u quiz.User, f group.Form, problems group.Problems) error {
 	ctx := c.Request().Context()
-	list, err := s.db.UserGroups(ctx, u.ID)
+	now := s.now()
+	list, err := s.db.UserGroups(ctx, u.ID, now)
 	if err != nil {
 		return err
 	}
@@ -169,7 +171,7 @@ func (s *Server) refuseGroupForm(c echo.Context, u quiz.User, f group.Form, prob
 	if err != nil {
 		return err
 	}
-	v := groupsPage(list, decks, f, problems, u, s.now())
+	v := groupsPage(list, decks, f, problems, u, now)
 	return s.render(c, http.StatusUnprocessableEntity, views.GroupsList(s.page(c, "学習グループ"), v))
 }
 

@@ -285,7 +285,8 @@ func (f studyForm) answered(card store.CardPreview, csrf string) views.StudyPres
 }
 
 // studyScope is what an answered form studies: its deck, titled when the
-// card is of that deck, or every subscribed deck.
+// card is of that deck, a study group's decks (untitled: the form names
+// the group by its id), or every subscribed deck.
 func studyScope(f studyForm, sc store.StudyCard) views.StudyScope {
 	if f.group != 0 {
 		return views.StudyScope{Group: f.group}
