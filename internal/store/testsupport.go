@@ -10,14 +10,15 @@ import (
 	"strings"
 	"time"
 
+	"kubequiz/internal/fsrs"
 	"kubequiz/internal/quiz"
 )
 
 // This file holds the API exported for tests of other packages (and for
 // store's own): the server never calls it. The tests use it to open the
 // database file beside a DB, to read back what an operation stored, to
-// ingest one document at a time and to count or clear sign-in failures
-// directly.
+// ingest one document at a time, to count or clear sign-in failures
+// directly and to give a learner a card as it is.
 
 // DSN returns the modernc.org/sqlite data source name for path, with
 // kubequiz's default settings. The driver applies them to every
@@ -130,6 +131,25 @@ func (db *DB) tableChecksum(ctx context.Context, table string) (string, error) {
 		return "", fmt.Errorf("store: checksum %s: %w", table, err)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// PutCard writes userID's card for questionID as c, in place of any: a
+// learner's memory of a question as a test needs it, without the reviews
+// that would lead to it.
+func (db *DB) PutCard(ctx context.Context, userID, questionID int64, c fsrs.Card) error {
+	var last any
+	if !c.LastReview.IsZero() {
+		last = ms(c.LastReview)
+	}
+	err := db.txKeepSessions(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, saveCardQuery, userID, questionID, int(c.State), ms(c.Due), c.Stability, c.Difficulty,
+			c.ElapsedDays, c.ScheduledDays, c.LearningSteps, c.Reps, c.Lapses, last)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("store: put card %d of user %d: %w", questionID, userID, err)
+	}
+	return nil
 }
 
 // IngestChangelog stores one document and the questions generated from it;

@@ -9,11 +9,21 @@ import (
 )
 
 func (s *Server) home(c echo.Context) error {
-	decks, err := s.db.ListDecks(c.Request().Context())
+	ctx := c.Request().Context()
+	decks, err := s.db.ListDecks(ctx)
 	if err != nil {
 		return err
 	}
-	return s.render(c, http.StatusOK, views.Home(s.page(c, ""), decks))
+	var duties []views.PresenterDuty
+	if u, ok := currentUser(c); ok {
+		now := s.now()
+		list, err := s.db.PresenterDuties(ctx, u.ID, now)
+		if err != nil {
+			return err
+		}
+		duties = presenterDuties(list, u, now)
+	}
+	return s.render(c, http.StatusOK, views.Home(s.page(c, ""), decks, duties))
 }
 
 // healthz answers 200 only when the database answers.

@@ -85,6 +85,30 @@ func (s *Server) routeTable() []route {
 		{get, "/study/answer", members, s.answer, ""},
 		{post, "/study/answer", members, s.answer, "/study/answer"},
 		{post, "/study/grade", members, s.grade, "/study"},
+		{get, "/study/group/:id", members, s.study, ""},
+
+		// Study groups: groups.go, groups_progress.go. A user outside a
+		// group gets a 404 for it and for every route under it, a member
+		// a 403 for what only organizers may do (the store checks both).
+		// The invite link's page is open to anyone: a visitor signed out
+		// sees the group's name and signs in or registers first.
+		{get, "/groups", members, s.groups, ""},
+		{post, "/groups", members, s.createGroup, "/groups"},
+		{get, "/groups/:id", members, s.groupPage, ""},
+		{get, "/groups/:id/progress", members, s.groupProgress, ""},
+		{get, "/groups/:id/progress.csv", members, s.groupExport, ""},
+		{post, "/groups/:id/meetup-mode", members, s.setMeetupMode, "/groups/:id"},
+		{post, "/groups/:id/leave", members, s.leaveGroup, "/groups/:id"},
+		{post, "/groups/:id/invite", members, s.newGroupInvite, "/groups/:id"},
+		{post, "/groups/:id/invite/revoke", members, s.revokeGroupInvite, "/groups/:id"},
+		{post, "/groups/:id/decks/:slug/presenter", members, s.setPresenter, "/groups/:id"},
+		{post, "/groups/:id/members/:user/role", members, s.setGroupRole, "/groups/:id"},
+		{post, "/groups/:id/members/:user/handover", members, s.handOverGroup, "/groups/:id"},
+		{post, "/groups/:id/members/:user/remove", members, s.removeGroupMember, "/groups/:id"},
+		{get, "/groups/:id/delete", members, s.deleteGroupPage, ""},
+		{post, "/groups/:id/delete", members, s.deleteGroup, "/groups/:id/delete"},
+		{get, "/groups/join/:code", anyone, s.joinPage, ""},
+		{post, "/groups/join/:code", members, s.joinGroup, "/groups/join/:code"},
 
 		// Question files: upload YAML files, preview the dry run, then
 		// apply or cancel (admin_import.go).

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"strconv"
 	"time"
 
 	"github.com/a-h/templ"
@@ -59,15 +60,22 @@ func (s *Server) setSubscription(c echo.Context) error {
 	return s.render(c, http.StatusOK, views.DeckCard(row, csrfToken(c)))
 }
 
-// study shows the next card of every subscribed deck (/study) or of one
-// deck (/study/:slug), or what is coming when nothing is due.
+// study shows the next card of every subscribed deck (/study), of one
+// deck (/study/:slug) or of a study group's decks (/study/group/:id, for
+// its members), or what is coming when nothing is due.
 func (s *Server) study(c echo.Context) error {
 	u, err := studyUser(c)
 	if err != nil {
 		return err
 	}
+	scope := store.Scope{Deck: c.Param("slug")}
+	if c.Param("id") != "" {
+		if scope.Group, err = groupID(c); err != nil {
+			return err
+		}
+	}
 	now := s.now()
-	next, err := s.db.NextCard(c.Request().Context(), u, c.Param("slug"), now)
+	next, err := s.db.NextCardIn(c.Request().Context(), u, scope, now)
 	if err != nil {
 		return err
 	}
@@ -102,6 +110,9 @@ func (s *Server) answer(c echo.Context) error {
 		if d := c.QueryParam("d"); validStudySlug(d) {
 			scope.Slug = d
 		}
+		if g, err := strconv.ParseInt(c.QueryParam("g"), 10, 64); err == nil && g > 0 {
+			scope = views.StudyScope{Group: g}
+		}
 		return c.Redirect(http.StatusSeeOther, scope.URL())
 	}
 	f, err := bindStudyForm(c)
@@ -117,7 +128,7 @@ func (s *Server) answer(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := card.ScopeError(store.Scope{Deck: f.scope}); errors.Is(err, store.ErrNotSubscribed) {
+	if err := card.ScopeError(f.storeScope()); errors.Is(err, store.ErrNotSubscribed) {
 		return s.stale(c, u, f, nil, err, now) // unsubscribed since the card was shown
 	} else if err != nil {
 		return echo.ErrNotFound // a deck the study page cannot have sent
@@ -167,7 +178,7 @@ func (s *Server) grade(c echo.Context) error {
 	if !rec.Duplicate {
 		s.cfg.Metrics.ReviewRecorded(int(rec.Rating))
 	}
-	scope := views.StudyScope{Slug: in.form.scope}
+	scope := views.StudyScope{Slug: in.form.scope, Group: in.form.group}
 	if !hxRequest(c) {
 		// The next page tells what the grade did, as htmx's swap does,
 		// and that it recorded nothing when the review was there already.
@@ -177,7 +188,7 @@ func (s *Server) grade(c echo.Context) error {
 		}
 		return c.Redirect(http.StatusSeeOther, next)
 	}
-	next, err := s.db.NextCard(c.Request().Context(), u, in.form.scope, now)
+	next, err := s.db.NextCardIn(c.Request().Context(), u, in.form.storeScope(), now)
 	if err != nil {
 		return err
 	}
@@ -193,7 +204,7 @@ func (s *Server) grade(c echo.Context) error {
 func (s *Server) stale(c echo.Context, u quiz.User, f studyForm, sc *store.StudyCard, err error, now time.Time) error {
 	ctx := c.Request().Context()
 	if errors.Is(err, store.ErrCardReviewed) || errors.Is(err, store.ErrNotSubscribed) {
-		next, nerr := s.db.NextCard(ctx, u, f.scope, now)
+		next, nerr := s.db.NextCardIn(ctx, u, f.storeScope(), now)
 		if nerr != nil {
 			return nerr
 		}
@@ -219,13 +230,16 @@ func (s *Server) stale(c echo.Context, u quiz.User, f studyForm, sc *store.Study
 // renderNext shows the card the queue served, or the empty queue.
 func (s *Server) renderNext(c echo.Context, u quiz.User, next store.StudyNext, notice string, now time.Time) error {
 	scope := views.StudyScope{Slug: next.Deck.Slug, Title: next.Deck.Title}
+	if next.Group.ID != 0 {
+		scope = views.StudyScope{Group: next.Group.ID, Title: next.Group.Name}
+	}
 	csrf := csrfToken(c)
 	if !next.Found {
 		done := emptyQueue(next, u, scope, notice, now)
 		return s.renderStudy(c, scope, views.StudyEmpty(done), done.Announcement())
 	}
 	v := presentation(next.Card, scope, csrf, newPresentationID(now), now)
-	v.Notice = notice
+	v.Notice, v.Extra = notice, next.Extra
 	return s.renderStudy(c, scope, views.StudyQuestion(v), notice)
 }
 

@@ -116,8 +116,14 @@ type studyForm struct {
 	questionID     int64
 	presentationID string
 	scope          string // deck slug, or "" for every subscribed deck
+	group          int64  // a study group's id when its decks are studied (scope is then "")
 	shownAt        int64  // unix ms
 	answerKey      string // the question's, as shown (store.StudyCard.AnswerKey)
+}
+
+// storeScope is the study page the form comes from.
+func (f studyForm) storeScope() store.Scope {
+	return store.Scope{Deck: f.scope, Group: f.group}
 }
 
 // bindStudyForm reads the hidden fields of a study form. A form that the
@@ -136,6 +142,11 @@ func bindStudyForm(c echo.Context) (studyForm, error) {
 	}
 	if f.scope = c.FormValue("d"); !validStudySlug(f.scope) {
 		return bad("deck")
+	}
+	if g := c.FormValue("g"); g != "" {
+		if f.group, err = strconv.ParseInt(g, 10, 64); err != nil || f.group <= 0 || f.scope != "" {
+			return bad("group")
+		}
 	}
 	if f.shownAt, err = strconv.ParseInt(c.FormValue("t"), 10, 64); err != nil || f.shownAt < 0 {
 		return bad("time shown")
@@ -179,7 +190,7 @@ func bindGradeForm(c echo.Context) (gradeForm, error) {
 		QuestionID: f.questionID,
 		Rating:     rating,
 		Response:   resp,
-		Scope:      store.Scope{Deck: f.scope},
+		Scope:      f.storeScope(),
 		AnswerKey:  f.answerKey,
 		ShownAt:    time.UnixMilli(f.shownAt),
 		Duration:   time.Duration(elapsed) * time.Millisecond,
@@ -294,8 +305,12 @@ func (f studyForm) answered(card store.CardPreview, csrf string) views.StudyPres
 }
 
 // studyScope is what an answered form studies: its deck, titled when the
-// card is of that deck, or every subscribed deck.
+// card is of that deck, a study group's decks (untitled: the form names
+// the group by its id), or every subscribed deck.
 func studyScope(f studyForm, sc store.StudyCard) views.StudyScope {
+	if f.group != 0 {
+		return views.StudyScope{Group: f.group}
+	}
 	scope := views.StudyScope{Slug: f.scope}
 	if f.scope == sc.Question.DeckSlug {
 		scope.Title = sc.DeckTitle
@@ -546,7 +561,7 @@ func gradeNotice(rec store.Recorded) string {
 func emptyQueue(n store.StudyNext, u quiz.User, scope views.StudyScope, notice string, now time.Time) views.StudyDone {
 	v := views.StudyDone{
 		Scope: scope, Notice: notice,
-		NoDecks:         scope.Slug == "" && n.Subscriptions == 0,
+		NoDecks:         scope.Slug == "" && scope.Group == 0 && n.Subscriptions == 0,
 		DueToday:        n.DueToday,
 		DayEnds:         n.DayEnds.Format("1月2日 15:04"),
 		NewLimitReached: n.NewLimitReached, ReviewLimitReached: n.ReviewLimitReached,
