@@ -42,6 +42,10 @@ type Browser struct {
 	// OnGraded, when set, is told of every grade the server acknowledged
 	// with its study area.
 	OnGraded func(Grade)
+	// Stop, when closed, ends a pause at once, and StudyOnce returns
+	// ErrStopped instead of sending its next request: a run ends between
+	// requests, never cutting one off. Nil never stops.
+	Stop <-chan struct{}
 
 	client *http.Client
 	rng    *rand.Rand

@@ -37,6 +37,10 @@ var (
 // empty queue. Give the server more decks, or run shorter.
 var ErrQueueEmpty = errors.New("study queue empty: every card seen, none due yet (more decks, or a shorter run)")
 
+// ErrStopped means the browser's Stop channel was closed before a request
+// of the review was sent.
+var ErrStopped = errors.New("stopped")
+
 // Grade is a grade the server acknowledged: the question and presentation
 // ids of the grade form, the rating sent, when the request was sent and
 // when its whole answer had arrived, and whether the answer said the
@@ -51,7 +55,9 @@ type Grade struct {
 
 // NextCard loads the next-card page and returns its answer form.
 func (b *Browser) NextCard(ctx context.Context, rec *Recorder) (Form, error) {
-	b.pause(ctx, OpPage)
+	if !b.pause(ctx, OpPage) {
+		return Form{}, ErrStopped
+	}
 	start := time.Now()
 	code, err := b.Send(ctx, http.MethodGet, "/study", nil, false)
 	if err == nil {
@@ -86,7 +92,10 @@ func (b *Browser) StudyOnce(ctx context.Context, rec *Recorder) error {
 	q := b.card
 	b.card = Form{}
 	answer := b.answer(q)
-	b.pause(ctx, OpAnswer)
+	if !b.pause(ctx, OpAnswer) {
+		b.card = q // still on screen
+		return ErrStopped
+	}
 	start := time.Now()
 	code, err := b.Send(ctx, http.MethodPost, "/study/answer", answer, true)
 	if err == nil {
@@ -108,7 +117,9 @@ func (b *Browser) StudyOnce(ctx context.Context, rec *Recorder) error {
 	}
 
 	grade := b.grade(grades[0])
-	b.pause(ctx, OpGrade)
+	if !b.pause(ctx, OpGrade) {
+		return ErrStopped
+	}
 	start = time.Now()
 	code, err = b.Send(ctx, http.MethodPost, "/study/grade", grade, true)
 	acked := time.Now()
@@ -175,20 +186,27 @@ func PauseAround(mean time.Duration) func(*rand.Rand, string) time.Duration {
 	}
 }
 
-// pause waits as long as Think says before op, or until ctx ends.
-func (b *Browser) pause(ctx context.Context, op string) {
-	if b.Think == nil {
-		return
+// pause waits as long as Think says before op, or until ctx ends, and
+// reports whether the browser may go on: false once Stop is closed.
+func (b *Browser) pause(ctx context.Context, op string) bool {
+	var d time.Duration
+	if b.Think != nil {
+		d = b.Think(b.rng, op)
 	}
-	d := b.Think(b.rng, op)
-	if d <= 0 {
-		return
+	if d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+		case <-b.Stop:
+		}
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
 	select {
-	case <-t.C:
-	case <-ctx.Done():
+	case <-b.Stop:
+		return false
+	default:
+		return true
 	}
 }
 

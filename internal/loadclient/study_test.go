@@ -182,3 +182,44 @@ func TestSummarise(t *testing.T) {
 		})
 	}
 }
+
+// TestStop checks that a closed Stop ends a pause at once and that no
+// request is sent after it.
+func TestStop(t *testing.T) {
+	var requests []string
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		requests = append(requests, r.Method+" "+r.URL.Path)
+		switch r.URL.Path {
+		case "/study":
+			io.WriteString(w, questionPage)
+		case "/study/answer":
+			io.WriteString(w, gradePage)
+		}
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	stop := make(chan struct{})
+	b := New(srv.URL, "learner", "", srv.Client().Transport, 1)
+	b.Stop = stop
+	b.Think = func(_ *rand.Rand, op string) time.Duration {
+		if op == OpGrade {
+			close(stop) // the learner is told to stop while it reads the feedback
+			return time.Hour
+		}
+		return 0
+	}
+	start := time.Now()
+	if err := b.StudyOnce(context.Background(), NewRecorder()); err != ErrStopped {
+		t.Fatalf("StudyOnce = %v; want ErrStopped", err)
+	}
+	if time.Since(start) > 5*time.Second {
+		t.Errorf("the pause went on for %s after Stop", time.Since(start))
+	}
+	if want := "GET /study,POST /study/answer"; strings.Join(requests, ",") != want {
+		t.Errorf("requests %q; want %q (no grade after Stop)", requests, want)
+	}
+	if err := b.StudyOnce(context.Background(), NewRecorder()); err != ErrStopped || len(requests) != 2 {
+		t.Errorf("StudyOnce after Stop = %v with %d requests; want ErrStopped and none sent", err, len(requests))
+	}
+}
