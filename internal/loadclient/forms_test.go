@@ -55,4 +55,3 @@ func TestParseForms(t *testing.T) {
 		t.Error("found a grade form in a question page")
 	}
 }
-
