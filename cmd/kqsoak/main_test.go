@@ -415,3 +415,47 @@ func TestReportFailure(t *testing.T) {
 		t.Errorf("the admin's worst route %q; want the ingest's save", a.Op)
 	}
 }
+
+// TestStartServer runs stand-ins of kubequiz serve: one that says where
+// it listens and stops on SIGTERM, one that fails at once, whose log the
+// error shows.
+func TestStartServer(t *testing.T) {
+	dir := t.TempDir()
+	script := func(name, body string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte("#!/bin/sh\n"+body), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	ctx := context.Background()
+	good := script("good", `trap 'echo stopping >&2; exit 0' TERM
+echo "kubequiz is listening on http://127.0.0.1:4321/"
+echo "metrics are served on http://127.0.0.1:4322/metrics"
+echo "level=INFO msg=serving args=\"$*\" env=${KUBEQUIZ_DB:-none}" >&2
+while :; do sleep 0.05; done
+`)
+	t.Setenv("KUBEQUIZ_DB", "elsewhere.db")
+	s, err := startServer(ctx, good, "x.db", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.base != "http://127.0.0.1:4321" || s.metrics != "http://127.0.0.1:4322/metrics" {
+		t.Errorf("base %q, metrics %q", s.base, s.metrics)
+	}
+	if err := s.stop(); err != nil {
+		t.Errorf("stop: %v", err)
+	}
+	log, err := os.ReadFile(s.logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `args="serve -db x.db -addr 127.0.0.1:0 -metrics-addr 127.0.0.1:0" env=none`; !strings.Contains(string(log), want) || !strings.Contains(string(log), "stopping") {
+		t.Errorf("log %q; want the flags, no KUBEQUIZ_ variable, and the stop", log)
+	}
+
+	bad := script("bad", "echo 'cannot open the database' >&2\nexit 3\n")
+	if _, err := startServer(ctx, bad, "x.db", dir); err == nil || !strings.Contains(err.Error(), "cannot open the database") {
+		t.Errorf("startServer of a failing server = %v; want its log in the error", err)
+	}
+}

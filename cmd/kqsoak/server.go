@@ -65,7 +65,9 @@ func startServer(ctx context.Context, bin, db, dir string) (*server, error) {
 	}
 	s := &server{cmd: cmd, logPath: logPath, done: make(chan struct{})}
 	lines := make(chan string)
+	read := make(chan struct{})
 	go func() {
+		defer close(read)
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {
 			lines <- sc.Text()
@@ -73,10 +75,18 @@ func startServer(ctx context.Context, bin, db, dir string) (*server, error) {
 		close(lines)
 	}()
 	go func() {
-		s.waitErr = cmd.Wait() // after the output has been read
+		<-read // Wait closes the pipe: only once all of it is read
+		s.waitErr = cmd.Wait()
 		logFile.Close()
 		close(s.done)
 	}()
+	// The rest of its output is read and dropped, so that it never blocks.
+	drain := func() {
+		go func() {
+			for range lines {
+			}
+		}()
+	}
 	timeout := time.NewTimer(startupTimeout)
 	defer timeout.Stop()
 	for s.base == "" || s.metrics == "" {
@@ -93,17 +103,16 @@ func startServer(ctx context.Context, bin, db, dir string) (*server, error) {
 				s.metrics = m[1]
 			}
 		case <-timeout.C:
+			drain()
 			s.kill()
 			return nil, fmt.Errorf("the server did not say where it listens within %s; its log: %s", startupTimeout, tail(logPath))
 		case <-ctx.Done():
+			drain()
 			s.kill()
 			return nil, ctx.Err()
 		}
 	}
-	go func() {
-		for range lines { // the rest of its output, so that it never blocks
-		}
-	}()
+	drain()
 	return s, nil
 }
 
