@@ -65,6 +65,7 @@ func (s *Server) routeTable() []route {
 		{post, "/account/name", members, a.changeName, "/account"},
 		{post, "/account/limits", members, a.changeLimits, "/account"},
 		{post, "/account/timezone", members, a.changeTimezone, "/account"},
+		{post, "/account/retention", members, a.changeRetention, "/account"},
 		{post, "/account/password", members, a.changePassword, "/account"},
 		{get, "/admin/users", admins, a.adminUsers, ""},
 		{post, "/admin/users/registration", admins, a.setRegistration, "/admin/users"},
@@ -85,6 +86,9 @@ func (s *Server) routeTable() []route {
 		{get, "/study/answer", members, s.answer, ""},
 		{post, "/study/answer", members, s.answer, "/study/answer"},
 		{post, "/study/grade", members, s.grade, "/study"},
+
+		// The learner's progress: stats.go.
+		{get, "/stats", members, s.statsPage, ""},
 
 		// Question files: upload YAML files, preview the dry run, then
 		// apply or cancel (admin_import.go).
