@@ -6,7 +6,6 @@ import (
 	"html"
 	"net/http"
 	"net/url"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -203,7 +202,6 @@ func TestStatsPage(t *testing.T) {
 		t.Fatalf("GET /stats = %d: %.500s", rec.Code, rec.Body.String())
 	}
 	body := rec.Body.String()
-	os.WriteFile("/tmp/stats_page.html", []byte(body), 0o644) // DEBUG
 
 	summary := body[strings.Index(body, `id="stats-summary"`):]
 	summary = plainText(summary[:strings.Index(summary, "</dl>")])
