@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -340,6 +341,8 @@ func accountNotice(done string) string {
 		return "1 日の学習量を保存しました。"
 	case "timezone":
 		return "タイムゾーンを保存しました。"
+	case "retention":
+		return "目標正答率を保存しました。次の復習から使われます。"
 	case "password":
 		return "パスワードを変更しました。ほかの端末のログインは終了しました。"
 	}
@@ -351,7 +354,29 @@ func (a *accounts) accountForm(c echo.Context) views.AccountForm {
 	f := views.AccountForm{Login: u.Login, DisplayName: u.DisplayName, Admin: u.IsAdmin(),
 		NewPerDay: strconv.Itoa(u.NewPerDay), ReviewsPerDay: strconv.Itoa(u.ReviewsPerDay), Timezone: u.Timezone}
 	f.LocalTime = a.now().In(userLocation(u)).Format("2006-01-02 15:04")
+	f.DesiredRetention = strconv.FormatFloat(u.DesiredRetention, 'f', -1, 64)
 	return f
+}
+
+// changeRetention sets the learner's desired retention: a number from
+// quiz.MinDesiredRetention to quiz.MaxDesiredRetention (full-width digits
+// too), or nothing is stored.
+func (a *accounts) changeRetention(c echo.Context) error {
+	u, _ := currentUser(c)
+	text := strings.TrimSpace(c.FormValue("desired_retention"))
+	r, err := strconv.ParseFloat(norm.NFKC.String(text), 64)
+	if err != nil {
+		r = math.NaN() // not a number: the rule refuses it
+	}
+	if err := quiz.CheckDesiredRetention(r); err != nil {
+		return a.refuseAccount(c, http.StatusUnprocessableEntity, func(f *views.AccountForm) {
+			f.DesiredRetention, f.RetentionError = text, err.Error()
+		})
+	}
+	if err := a.db.SetDesiredRetention(c.Request().Context(), u.ID, r); err != nil {
+		return err
+	}
+	return c.Redirect(http.StatusSeeOther, "/account?done=retention")
 }
 
 // changeTimezone sets the zone whose 04:00 starts the learner's study days:

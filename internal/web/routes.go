@@ -65,6 +65,7 @@ func (s *Server) routeTable() []route {
 		{post, "/account/name", members, a.changeName, "/account"},
 		{post, "/account/limits", members, a.changeLimits, "/account"},
 		{post, "/account/timezone", members, a.changeTimezone, "/account"},
+		{post, "/account/retention", members, a.changeRetention, "/account"},
 		{post, "/account/password", members, a.changePassword, "/account"},
 		{get, "/admin/users", admins, a.adminUsers, ""},
 		{post, "/admin/users/registration", admins, a.setRegistration, "/admin/users"},
@@ -109,6 +110,9 @@ func (s *Server) routeTable() []route {
 		{post, "/groups/:id/delete", members, s.deleteGroup, "/groups/:id/delete"},
 		{get, "/groups/join/:code", anyone, s.joinPage, ""},
 		{post, "/groups/join/:code", members, s.joinGroup, "/groups/join/:code"},
+
+		// The learner's progress: stats.go.
+		{get, "/stats", members, s.statsPage, ""},
 
 		// Question files: upload YAML files, preview the dry run, then
 		// apply or cancel (admin_import.go).
