@@ -165,7 +165,6 @@ func TestReviewQuestions(t *testing.T) {
 	}
 }
 
-
 func TestReviewFacets(t *testing.T) {
 	ctx := context.Background()
 	db := newTestDB(t)
