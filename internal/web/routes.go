@@ -86,6 +86,10 @@ func (s *Server) routeTable() []route {
 		{post, "/study/answer", members, s.answer, "/study/answer"},
 		{post, "/study/grade", members, s.grade, "/study"},
 
+		// A feature's stages over every stored document, which the study
+		// feedback links (features.go).
+		{get, "/features/:name", members, s.feature, ""},
+
 		// Question files: upload YAML files, preview the dry run, then
 		// apply or cancel (admin_import.go).
 		{get, "/admin/import", admins, s.importForm, ""},
