@@ -69,7 +69,9 @@ var questionRules = []jaRule{
 		return "デッキ " + m[1] + " は一緒にアップロードした " + m[2] + " にもあります。1 つのデッキは 1 つのファイルにまとめてください。"
 	}),
 	rule(`^a second YAML document: a file holds one deck and its questions$`, fixed("2 つ目の YAML 文書があります。1 つのファイルには 1 つのデッキとその問題だけを書きます。")),
-	rule(`^too many errors, (\d+) more not shown$`, func(m []string) string { return "問題が多すぎるため、残りの " + m[1] + " 件は表示していません。" }),
+	rule(`^too many errors, (\d+) more not shown$`, func(m []string) string {
+		return "問題が多すぎるため、残りの " + m[1] + " 件は表示していません。"
+	}),
 	rule(`^the YAML parser failed on this file: (.*)$`, func(m []string) string { return "YAML として読めませんでした (" + m[1] + ")。" }),
 	rule(`^not valid UTF-8 \(byte (0x[0-9A-F]{2})\): a question file must be UTF-8 text$`, func(m []string) string {
 		return "UTF-8 として読めないバイト (" + m[1] + ") があります。問題ファイルは UTF-8 のテキストにしてください。"
@@ -82,37 +84,61 @@ var questionRules = []jaRule{
 	rule(`^alias \*(.*) refers to no anchor \(anchors and aliases are not allowed\)$`, func(m []string) string {
 		return "エイリアス *" + m[1] + " が指すアンカーがありません (アンカーとエイリアスは使えません)。"
 	}),
-	rule(`^alias \*(.*): anchors and aliases are not allowed$`, func(m []string) string { return "エイリアス *" + m[1] + ": アンカーとエイリアスは使えません。" }),
-	rule(`^anchor &(.*): anchors and aliases are not allowed$`, func(m []string) string { return "アンカー &" + m[1] + ": アンカーとエイリアスは使えません。" }),
+	rule(`^alias \*(.*): anchors and aliases are not allowed$`, func(m []string) string {
+		return "エイリアス *" + m[1] + ": アンカーとエイリアスは使えません。"
+	}),
+	rule(`^anchor &(.*): anchors and aliases are not allowed$`, func(m []string) string {
+		return "アンカー &" + m[1] + ": アンカーとエイリアスは使えません。"
+	}),
 	rule(`^merge key: anchors, aliases and merge keys are not allowed$`, fixed("マージキー (<<) は使えません (アンカーとエイリアスも使えません)。")),
 	rule(`^explicit tag (.*) is not allowed$`, func(m []string) string { return "明示的なタグ " + m[1] + " は使えません。" }),
 	// The shape of the file.
 	rule(`^expected a mapping with deck and questions, got (.*)$`, func(m []string) string {
 		return "deck と questions を持つマッピングが必要ですが、" + yamlKind(m[1]) + "です。"
 	}),
-	rule(`^expected a list of questions, got (.*)$`, func(m []string) string { return "問題のリストが必要ですが、" + yamlKind(m[1]) + "です。" }),
-	rule(`^expected a question \(a mapping\), got (.*)$`, func(m []string) string { return "問題 (マッピング) が必要ですが、" + yamlKind(m[1]) + "です。" }),
+	rule(`^expected a list of questions, got (.*)$`, func(m []string) string {
+		return "問題のリストが必要ですが、" + yamlKind(m[1]) + "です。"
+	}),
+	rule(`^expected a question \(a mapping\), got (.*)$`, func(m []string) string {
+		return "問題 (マッピング) が必要ですが、" + yamlKind(m[1]) + "です。"
+	}),
 	rule(`^expected a mapping, got (.*)$`, func(m []string) string { return "マッピングが必要ですが、" + yamlKind(m[1]) + "です。" }),
 	rule(`^expected text, got (.*)$`, func(m []string) string { return "テキストが必要ですが、" + yamlKind(m[1]) + "です。" }),
 	rule(`^expected a list, got (.*)$`, func(m []string) string { return "リストが必要ですが、" + yamlKind(m[1]) + "です。" }),
 	rule(`^expected true or false, got the quoted text (".*") \(write true or false without quotes\)$`, func(m []string) string {
 		return "true か false が必要ですが、引用符で囲んだテキスト " + m[1] + " です (引用符を付けずに true か false と書いてください)。"
 	}),
-	rule(`^expected true or false, got (.+?) (".*")$`, func(m []string) string { return "true か false が必要ですが、" + yamlKind(m[1]) + " " + m[2] + " です。" }),
+	rule(`^expected true or false, got (.+?) (".*")$`, func(m []string) string {
+		return "true か false が必要ですが、" + yamlKind(m[1]) + " " + m[2] + " です。"
+	}),
 	rule(`^expected true or false, got (.*)$`, func(m []string) string { return "true か false が必要ですが、" + yamlKind(m[1]) + "です。" }),
-	rule(`^expected a PR number, got (.+?) (".*")$`, func(m []string) string { return "PR 番号が必要ですが、" + yamlKind(m[1]) + " " + m[2] + " です。" }),
+	rule(`^expected a PR number, got (.+?) (".*")$`, func(m []string) string {
+		return "PR 番号が必要ですが、" + yamlKind(m[1]) + " " + m[2] + " です。"
+	}),
 	rule(`^expected a PR number, got (.*)$`, func(m []string) string { return "PR 番号が必要ですが、" + yamlKind(m[1]) + "です。" }),
 	rule(`^(".*"): write the PR number in decimal$`, func(m []string) string { return m[1] + ": PR 番号は 10 進数で書いてください。" }),
 	rule(`^(".*") is out of range$`, func(m []string) string { return m[1] + " は範囲外です。" }),
-	rule(`^a key must be a name, got (.*)$`, func(m []string) string { return "キーは名前にしてください (" + yamlKind(m[1]) + "です)。" }),
+	rule(`^a key must be a name, got (.*)$`, func(m []string) string {
+		return "キーは名前にしてください (" + yamlKind(m[1]) + "です)。"
+	}),
 	rule(`^duplicate key (".*"), first defined at (\d+):(\d+)$`, func(m []string) string {
 		return "キー " + m[1] + " が二度あります (最初は " + m[2] + " 行 " + m[3] + " 文字目)。"
 	}),
-	rule(`^unknown field (".*") \(did you mean (".*")\?\)$`, func(m []string) string { return "知らない項目 " + m[1] + " です (" + m[2] + " のことですか?)。" }),
-	rule(`^unknown field (".*") \(known fields: (.*)\)$`, func(m []string) string { return "知らない項目 " + m[1] + " です (使える項目: " + m[2] + ")。" }),
-	rule(`^has (\d+) entries, over the limit of (\d+)$`, func(m []string) string { return m[1] + " 個あり、上限の " + m[2] + " 個を超えています。" }),
-	rule(`^duplicate id (".*"), first used at line (\d+)$`, func(m []string) string { return "id " + m[1] + " が二度使われています (最初は " + m[2] + " 行目)。" }),
-	rule(`^duplicate id (".*"), used again at lines? (.*)$`, func(m []string) string { return "id " + m[1] + " が " + m[2] + " 行目でも使われています。" }),
+	rule(`^unknown field (".*") \(did you mean (".*")\?\)$`, func(m []string) string {
+		return "知らない項目 " + m[1] + " です (" + m[2] + " のことですか?)。"
+	}),
+	rule(`^unknown field (".*") \(known fields: (.*)\)$`, func(m []string) string {
+		return "知らない項目 " + m[1] + " です (使える項目: " + m[2] + ")。"
+	}),
+	rule(`^has (\d+) entries, over the limit of (\d+)$`, func(m []string) string {
+		return m[1] + " 個あり、上限の " + m[2] + " 個を超えています。"
+	}),
+	rule(`^duplicate id (".*"), first used at line (\d+)$`, func(m []string) string {
+		return "id " + m[1] + " が二度使われています (最初は " + m[2] + " 行目)。"
+	}),
+	rule(`^duplicate id (".*"), used again at lines? (.*)$`, func(m []string) string {
+		return "id " + m[1] + " が " + m[2] + " 行目でも使われています。"
+	}),
 	// The deck.
 	rule(`^(".*") is not a slug: use lower-case letters, digits and dashes$`, func(m []string) string {
 		return m[1] + " はスラッグに使えません。小文字の英字、数字、ダッシュで書いてください。"
@@ -126,7 +152,9 @@ var questionRules = []jaRule{
 	rule(`^is empty: every question needs a source with at least one PR number$`, fixed("空です。どの問題にも、PR 番号を 1 つ以上持つ source が必要です。")),
 	rule(`^is missing: a source needs at least one PR number$`, fixed("ありません。source には PR 番号が 1 つ以上必要です。")),
 	rule(`^is empty: a source needs at least one PR number$`, fixed("空です。source には PR 番号が 1 つ以上必要です。")),
-	rule(`^(".*") is not a changelog kind \(want one of (.*)\)$`, func(m []string) string { return m[1] + " は変更の種類にありません (" + m[2] + " のどれか)。" }),
+	rule(`^(".*") is not a changelog kind \(want one of (.*)\)$`, func(m []string) string {
+		return m[1] + " は変更の種類にありません (" + m[2] + " のどれか)。"
+	}),
 	rule(`^(".*") is not an http or https address$`, func(m []string) string { return m[1] + " は http か https のアドレスではありません。" }),
 	rule(`^PR number (-?\d+) is not positive$`, func(m []string) string { return "PR 番号 " + m[1] + " が正の数ではありません。" }),
 	// The question's own fields.
@@ -136,14 +164,22 @@ var questionRules = []jaRule{
 	rule(`^is empty \(the back of the card\)$`, fixed("空です (カードの裏面に書く答えです)。")),
 	rule(`^is empty$`, fixed("空です。")),
 	rule(`^is missing \(true or false\)$`, fixed("ありません (true か false を書いてください)。")),
-	rule(`^unknown type (".*") \(want one of (.*)\)$`, func(m []string) string { return "問題の種類 " + m[1] + " はありません (" + m[2] + " のどれか)。" }),
+	rule(`^unknown type (".*") \(want one of (.*)\)$`, func(m []string) string {
+		return "問題の種類 " + m[1] + " はありません (" + m[2] + " のどれか)。"
+	}),
 	rule(`^is not valid UTF-8$`, fixed("文字として読めないバイトがあります。")),
 	rule(`^(".*") is not among the choices$`, func(m []string) string { return m[1] + " が選択肢にありません。" }),
 	rule(`^(".*") is listed twice$`, func(m []string) string { return m[1] + " が二度あります。" }),
 	rule(`^(".*") repeats (\w+)\[(\d+)\]$`, func(m []string) string { return m[1] + " は " + m[2] + "[" + m[3] + "] と同じです。" }),
-	rule(`^is (\d+) bytes long, over the limit of (\d+)$`, func(m []string) string { return m[1] + " バイトあり、上限の " + m[2] + " バイトを超えています。" }),
-	rule(`^needs at least (\d+) choices, got (\d+)$`, func(m []string) string { return "選択肢が " + m[1] + " つ以上必要です (" + m[2] + " つです)。" }),
-	rule(`^an order question needs at least two items, got (\d+)$`, func(m []string) string { return "並べ替えの問題には項目が 2 つ以上必要です (" + m[1] + " つです)。" }),
+	rule(`^is (\d+) bytes long, over the limit of (\d+)$`, func(m []string) string {
+		return m[1] + " バイトあり、上限の " + m[2] + " バイトを超えています。"
+	}),
+	rule(`^needs at least (\d+) choices, got (\d+)$`, func(m []string) string {
+		return "選択肢が " + m[1] + " つ以上必要です (" + m[2] + " つです)。"
+	}),
+	rule(`^an order question needs at least two items, got (\d+)$`, func(m []string) string {
+		return "並べ替えの問題には項目が 2 つ以上必要です (" + m[1] + " つです)。"
+	}),
 	rule(`^a cloze needs at least one gap written \{\{answer\}\}$`, fixed("穴埋めには {{答え}} の形の空欄が 1 つ以上必要です。")),
 	rule(`^gap (\d+) has an empty answer$`, func(m []string) string { return "空欄 " + m[1] + " の答えが空です。" }),
 	rule(`^"\{\{" without a matching "\}\}"$`, fixed("{{ に対応する }} がありません。")),
@@ -190,9 +226,15 @@ func questionProblem(msg string) string {
 // changelogRules word the details of a changelog that cannot be read:
 // where in the file, and what.
 var changelogRules = []jaRule{
-	rule(`document is (\d+) bytes, limit (\d+)`, func(m []string) string { return m[1] + " バイトあり、上限の " + m[2] + " バイトを超えています。" }),
-	rule(`NUL byte at offset (\d+)`, func(m []string) string { return "バイナリファイルです (" + offset(m[1]) + "に NUL バイトがあります)。" }),
-	rule(`invalid byte at offset (\d+)`, func(m []string) string { return "UTF-8 のテキストではありません (" + offset(m[1]) + "に読めないバイトがあります)。" }),
+	rule(`document is (\d+) bytes, limit (\d+)`, func(m []string) string {
+		return m[1] + " バイトあり、上限の " + m[2] + " バイトを超えています。"
+	}),
+	rule(`NUL byte at offset (\d+)`, func(m []string) string {
+		return "バイナリファイルです (" + offset(m[1]) + "に NUL バイトがあります)。"
+	}),
+	rule(`invalid byte at offset (\d+)`, func(m []string) string {
+		return "UTF-8 のテキストではありません (" + offset(m[1]) + "に読めないバイトがあります)。"
+	}),
 	rule(`its (\d+) entries are all labelled with other SIGs than (.+?):`, func(m []string) string {
 		return "エントリ " + m[1] + " 件は、どれも SIG " + m[2] + " 以外のラベルだけが付いています。SIG を確かめてください。"
 	}),
@@ -260,14 +302,18 @@ func changelogProblem(err error) (msg, detail string) {
 
 // saveRules word the store's refusals of an ingest.
 var saveRules = []jaRule{
-	rule(`(\S+): the document's release is unknown`, func(m []string) string { return m[1] + ": 文書のリリースが分かりません。リリースを指定してください。" }),
+	rule(`(\S+): the document's release is unknown`, func(m []string) string {
+		return m[1] + ": 文書のリリースが分かりません。リリースを指定してください。"
+	}),
 	rule(`document (\S+) is in both (.+) and (.+?): `, func(m []string) string {
 		return "文書 " + m[1] + " が " + m[2] + " と " + m[3] + " の両方にあります。どちらか一方だけをアップロードしてください。"
 	}),
 	rule(`(\S+): deck slug (".*") is not lower-case letters, digits and dashes`, func(m []string) string {
 		return m[1] + ": デッキのスラッグ " + m[2] + " に使えない文字があります (SIG を確かめてください)。"
 	}),
-	rule(`(\S+): deck language (".*"): want ja or en`, func(m []string) string { return m[1] + ": デッキの言語 " + m[2] + " は使えません (ja か en)。" }),
+	rule(`(\S+): deck language (".*"): want ja or en`, func(m []string) string {
+		return m[1] + ": デッキの言語 " + m[2] + " は使えません (ja か en)。"
+	}),
 	rule(`generated question (\S+): deck already has a hand-written question with that id`, func(m []string) string {
 		return "生成した問題 " + m[1] + " と同じ id の手書きの問題が、デッキにすでにあります。"
 	}),
@@ -276,7 +322,9 @@ var saveRules = []jaRule{
 	}),
 	rule(`generated question id (\S+) appears twice`, func(m []string) string { return "生成した問題の id " + m[1] + " が二度あります。" }),
 	rule(`generated question (\S+) names no generator`, func(m []string) string { return "生成した問題 " + m[1] + " に生成方法がありません。" }),
-	rule(`document (\S+) to generate again is not stored`, func(m []string) string { return "生成し直す文書 " + m[1] + " が保存されていません。もう一度プレビューしてください。" }),
+	rule(`document (\S+) to generate again is not stored`, func(m []string) string {
+		return "生成し直す文書 " + m[1] + " が保存されていません。もう一度プレビューしてください。"
+	}),
 	rule(`source of question (\S+) of document (\S+): no such question`, func(m []string) string {
 		return "文書 " + m[2] + " の問題 " + m[1] + " がありません。もう一度プレビューしてください。"
 	}),
