@@ -400,7 +400,7 @@ func reviewFilterForm(d IngestDocumentPage) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 21, "\" class=\"review-filter\" role=\"search\" aria-label=\"問題の絞り込み\"><div class=\"review-filter-fields\"><div><label for=\"filter-status\">状態</label> <select id=\"filter-status\" name=\"status\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 21, "\" class=\"review-filter\" aria-label=\"問題の絞り込み\"><div class=\"review-filter-fields\"><div><label for=\"filter-status\">状態</label> <select id=\"filter-status\" name=\"status\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

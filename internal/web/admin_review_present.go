@@ -80,7 +80,7 @@ func proposalView(docID int64, p store.Proposal) views.IngestProposal {
 	}{
 		{"問題文", a.Prompt == b.Prompt},
 		{"選択肢", slices.Equal(a.Choices, b.Choices) && slices.Equal(a.Items, b.Items)},
-		{"答え", a.ExpectedAnswer() == b.ExpectedAnswer() && slices.Equal(a.Accept, b.Accept)},
+		{"答え", sameAnswer(a, b)},
 		{"解説", a.Explanation == b.Explanation},
 		{"出典", a.Source.Release == b.Source.Release && slices.Equal(a.Source.PRs, b.Source.PRs) && a.Source.URL == b.Source.URL},
 	} {
@@ -96,4 +96,15 @@ func proposalView(docID int64, p store.Proposal) views.IngestProposal {
 	}
 	v.ChangesText = strings.Join(v.Changes, "・")
 	return v
+}
+
+// sameAnswer reports whether two wordings of a question take the same
+// answer: a cloze's, the answers of its gaps (its prompt holds them).
+func sameAnswer(a, b quiz.Question) bool {
+	if a.Type == quiz.Cloze && b.Type == quiz.Cloze {
+		ga, errA := quiz.ParseCloze(a.Prompt)
+		gb, errB := quiz.ParseCloze(b.Prompt)
+		return errA == nil && errB == nil && slices.EqualFunc(ga, gb, func(x, y quiz.Gap) bool { return slices.Equal(x.Accept, y.Accept) })
+	}
+	return a.ExpectedAnswer() == b.ExpectedAnswer() && slices.Equal(a.Accept, b.Accept)
 }

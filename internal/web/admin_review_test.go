@@ -199,7 +199,7 @@ func TestAdminReviewPages(t *testing.T) {
 		`<option value="cleanup">整理 (60)</option>`, `<option value="-">SIG なし (60)</option>`, `<option value="SIG-Node">SIG-Node (60)</option>`,
 		`<option value="draft">下書き (37)</option>`, `<option value="published">公開中 (3)</option>`,
 		`<input id="filter-q" type="search" name="q" value="問題"`,
-		`<form method="get" action="` + env.docPage + `" class="review-filter" role="search"`,
+		`<form method="get" action="` + env.docPage + `" class="review-filter" aria-label="問題の絞り込み">`,
 		`<input type="hidden" name="generator" value="true_false">`,
 		`<a href="` + html.EscapeString(env.docPage+"/publish-all?generator=true_false&q=%E5%95%8F%E9%A1%8C") + `" role="button" class="outline" id="review-publish-all">この絞り込みの全件を公開 (37 問)</a>`,
 		`この絞り込みの全件を取り下げ (40 問)`,
