@@ -79,7 +79,7 @@ func TestFeaturePage(t *testing.T) {
 	// The facts the documents state, each with its release, its PR linked
 	// and the document that states it.
 	for _, want := range []string{
-		"<h1>ServiceIPStaticSubrange</h1>",
+		"<h1 class=\"feature-name\">ServiceIPStaticSubrange</h1>",
 		"<h3>v1.26: GA</h3>", `<a href="https://github.com/kubernetes/kubernetes/pull/112163" rel="noopener noreferrer">#112163</a>`,
 		"<h3>v1.28: 削除</h3>", `<a href="https://github.com/kubernetes/kubernetes/pull/117237" rel="noopener noreferrer">#117237</a>`,
 		"1.26/release-notes <small class=\"muted\">(リリースノート JSON (relnotes.k8s.io) · release-notes-1.26.0.json)</small>",
@@ -135,7 +135,7 @@ func TestFeaturePage(t *testing.T) {
 
 	// Found ignoring case and spaces, and escaped in the path.
 	for _, path := range []string{"/features/serviceipstaticsubrange", "/features/Service%20IP%20Static%20Subrange"} {
-		if rec := member.get(path); rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), "<h1>ServiceIPStaticSubrange</h1>") {
+		if rec := member.get(path); rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), "<h1 class=\"feature-name\">ServiceIPStaticSubrange</h1>") {
 			t.Errorf("GET %s = %d", path, rec.Code)
 		}
 	}
