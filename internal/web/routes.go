@@ -114,6 +114,10 @@ func (s *Server) routeTable() []route {
 		// The learner's progress: stats.go.
 		{get, "/stats", members, s.statsPage, ""},
 
+		// A feature's stages over every stored document, which the study
+		// feedback links (features.go).
+		{get, "/features/:name", members, s.feature, ""},
+
 		// Question files: upload YAML files, preview the dry run, then
 		// apply or cancel (admin_import.go).
 		{get, "/admin/import", admins, s.importForm, ""},
@@ -131,9 +135,19 @@ func (s *Server) routeTable() []route {
 		{get, "/admin/ingest/:id/status", admins, in.status, ""},
 		{post, "/admin/ingest/:id/apply", admins, in.apply, "/admin/ingest/:id"},
 		{post, "/admin/ingest/:id/cancel", admins, in.cancel, "/admin/ingest/:id"},
+		// A document's questions, a page at a time, filtered (a GET form):
+		// publish or retire the chosen ones, or every one of the filter once
+		// its count is confirmed on a page of its own; the wording proposed
+		// for published questions, accepted or dismissed (admin_review.go).
 		{get, "/admin/ingest/documents/:doc", admins, in.document, ""},
 		{post, "/admin/ingest/documents/:doc/publish", admins, in.publish, "/admin/ingest/documents/:doc"},
 		{post, "/admin/ingest/documents/:doc/retire", admins, in.retire, "/admin/ingest/documents/:doc"},
+		{get, "/admin/ingest/documents/:doc/publish-all", admins, in.publishAllPage, ""},
+		{post, "/admin/ingest/documents/:doc/publish-all", admins, in.publishAll, "/admin/ingest/documents/:doc/publish-all"},
+		{get, "/admin/ingest/documents/:doc/retire-all", admins, in.retireAllPage, ""},
+		{post, "/admin/ingest/documents/:doc/retire-all", admins, in.retireAll, "/admin/ingest/documents/:doc/retire-all"},
+		{post, "/admin/ingest/documents/:doc/proposals/:q/accept", admins, in.acceptProposal, "/admin/ingest/documents/:doc"},
+		{post, "/admin/ingest/documents/:doc/proposals/:q/dismiss", admins, in.dismissProposal, "/admin/ingest/documents/:doc"},
 		{get, "/admin/ingest/questions/:q", admins, in.editForm, ""},
 		{post, "/admin/ingest/questions/:q", admins, in.edit, "/admin/ingest/questions/:q"},
 	}

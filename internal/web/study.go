@@ -146,6 +146,9 @@ func (s *Server) answer(c echo.Context) error {
 		return s.renderStudy(c, v.Scope, views.StudyQuestion(v), v.Error)
 	}
 	v := feedback(f, card, resp, csrfToken(c), now)
+	if v.Features, err = s.featureLinks(c.Request().Context(), q); err != nil {
+		return err
+	}
 	return s.renderStudy(c, v.Scope, views.StudyAnswered(v), v.Announcement())
 }
 
