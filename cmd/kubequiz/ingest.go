@@ -55,7 +55,7 @@ func ingestCmd(ctx context.Context, args []string, getenv func(string) string, s
 	// file stops the command with nothing touched.
 	docs := make([]ingest.Parsed, 0, len(names))
 	for _, name := range names {
-		doc, err := parseChangelogFile(name, opts)
+		doc, err := parseChangelogFile(ctx, name, opts)
 		if err != nil {
 			return err
 		}
@@ -70,7 +70,7 @@ func ingestCmd(ctx context.Context, args []string, getenv func(string) string, s
 		return err
 	}
 	defer closeDB()
-	p := ingest.New(db, quizgen.Generate)
+	p := ingest.New(db, quizgen.GenerateContext)
 	batch, err := p.Generate(ctx, docs, opts.Lang, nil)
 	if err != nil {
 		return fmt.Errorf("ingest: %w", err)
@@ -89,7 +89,7 @@ func ingestCmd(ctx context.Context, args []string, getenv func(string) string, s
 // parseChangelogFile reads and parses one document. A file over the size
 // limit is refused before it is read whole. Errors are one line that names
 // the file.
-func parseChangelogFile(name string, opts ingest.Options) (*changelog.Document, error) {
+func parseChangelogFile(ctx context.Context, name string, opts ingest.Options) (*changelog.Document, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, fmt.Errorf("ingest: %w", err)
@@ -109,7 +109,7 @@ func parseChangelogFile(name string, opts ingest.Options) (*changelog.Document, 
 	if err != nil {
 		return nil, fmt.Errorf("ingest: read %s: %w", name, err)
 	}
-	doc, err := ingest.Parse(ingest.Source{Name: name, Data: b}, opts)
+	doc, err := ingest.Parse(ctx, ingest.Source{Name: name, Data: b}, opts)
 	if errors.Is(err, changelog.ErrNoRelease) {
 		return nil, fmt.Errorf("ingest: %s: the release could not be detected; give it with -release", name)
 	}

@@ -1,6 +1,7 @@
 package changelog
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -26,6 +27,19 @@ var (
 // package's sentinel errors when the input is empty, binary, not UTF-8,
 // larger than MaxDocumentSize, in no known format or without entries.
 func Parse(doc []byte, opts Options) (*Document, error) {
+	return ParseContext(context.Background(), doc, opts)
+}
+
+// ctxCheckEvery is how many entries ParseContext builds between two looks
+// at its context.
+const ctxCheckEvery = 64
+
+// ParseContext is Parse that stops when ctx is done, with an error wrapping
+// ctx.Err(). The time it takes grows with the document's size.
+func ParseContext(ctx context.Context, doc []byte, opts Options) (*Document, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("changelog: parse: %w", err)
+	}
 	if err := checkInput(doc); err != nil {
 		return nil, err
 	}
@@ -88,7 +102,12 @@ func Parse(doc []byte, opts Options) (*Document, error) {
 	if _, m, ok := ParseRelease(d.Release); ok {
 		minor = m
 	}
-	for _, r := range raws {
+	for i, r := range raws {
+		if i%ctxCheckEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, fmt.Errorf("changelog: parse: entry %d of %d: %w", i, len(raws), err)
+			}
+		}
 		e := buildEntry(r, format, d.Release, minor)
 		if e.Text == "" && e.Title == "" {
 			continue

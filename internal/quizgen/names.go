@@ -250,24 +250,96 @@ func calledGate(text, name string) bool {
 		return false
 	}
 	for start, end := range wholeWords(text, name) {
-		if reGateAfter.MatchString(text[end:]) || reGateBefore.MatchString(text[:start]) {
+		if reGateAfter.MatchString(text[end:]) || reGateBefore.MatchString(tail(text[:start], gateLookBack)) {
 			return true
 		}
 	}
 	return false
 }
 
-// callsGate reports whether some entry of doc calls name a feature gate
-// (calledGate), in its text, title or notes.
-func callsGate(doc *changelog.Document, name string) bool {
+// gateTexts finds, for a name, the texts of a document that may call it a
+// feature gate: every text (entry text, title, note) is cut once into its
+// words of ASCII letters and digits, and a name is looked up by the word of
+// it that the fewest texts hold. A name written whole in a text has each of
+// its words as a word of that text, so no text that calls it a gate is
+// missed, and the cost of the lookups grows with the document, not with the
+// document times its names.
+type gateTexts struct {
+	texts []string
+	words map[string][]int32 // word -> texts holding it, in order, no repeats
+}
+
+func newGateTexts(doc *changelog.Document) *gateTexts {
+	g := &gateTexts{words: map[string][]int32{}}
+	add := func(text string) {
+		if text == "" {
+			return
+		}
+		id := int32(len(g.texts))
+		g.texts = append(g.texts, text)
+		for _, w := range alnumWords(text) {
+			if ids := g.words[w]; len(ids) == 0 || ids[len(ids)-1] != id {
+				g.words[w] = append(ids, id)
+			}
+		}
+	}
 	for i := range doc.Entries {
 		e := &doc.Entries[i]
-		if calledGate(e.Text, name) || calledGate(e.Title, name) || slices.ContainsFunc(e.Notes, func(n string) bool { return calledGate(n, name) }) {
+		add(e.Text)
+		add(e.Title)
+		for _, n := range e.Notes {
+			add(n)
+		}
+	}
+	return g
+}
+
+// alnumWords returns the runs of ASCII letters and digits in s.
+func alnumWords(s string) []string {
+	var out []string
+	for i := 0; i < len(s); {
+		if !asciiAlnum(rune(s[i])) {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(s) && asciiAlnum(rune(s[j])) {
+			j++
+		}
+		out = append(out, s[i:j])
+		i = j
+	}
+	return out
+}
+
+// calls reports whether some text of the document calls name a feature
+// gate (calledGate).
+func (g *gateTexts) calls(name string) bool {
+	if name == "" || strings.ContainsAny(name, " \u3000") {
+		return false
+	}
+	var ids []int32
+	found := false
+	for _, w := range alnumWords(name) {
+		list := g.words[w]
+		if len(list) == 0 {
+			return false // a word of the name is in no text
+		}
+		if !found || len(list) < len(ids) {
+			ids, found = list, true
+		}
+	}
+	for _, id := range ids {
+		if calledGate(g.texts[id], name) {
 			return true
 		}
 	}
 	return false
 }
+
+// gateLookBack is how far before a name reGateBefore looks for "feature
+// gates:", in bytes: a list of up to seven names after it fits.
+const gateLookBack = 512
 
 var (
 	reGateAfter  = regexp.MustCompile(`(?i)^(?:\s*(?:,|、|と|and|or)\s*[A-Za-z][A-Za-z0-9]*){0,6}\s*(?:(?:feature[- ]?gates?|gates?)\b|フィーチャーゲート|ゲート)`)
@@ -388,27 +460,111 @@ func letterCount(s string) int {
 	return n
 }
 
-// maskRegexp matches a name wherever a text writes it: any case, with or
+// namePattern matches a name wherever a text writes it: any case, with or
 // without spaces, hyphens or underscores between its words, even inside
 // longer words (see maskLocs for the matches that are words of their own).
 // Names of fewer than four letters match only in their own case, so that
-// "DRA" does not hide part of "hydrant".
-func (r *run) maskRegexp(name string) *regexp.Regexp {
-	if re, ok := r.masks[name]; ok {
-		return re
+// "DRA" does not hide part of "hydrant". It finds what the regular
+// expression of the name's words joined by [\s_\-]* would find, (?i)
+// included, without compiling one per name.
+type namePattern struct {
+	toks []string
+	fold bool // case-insensitive, as (?i): Unicode simple folding
+}
+
+// maskPattern returns the pattern of a name, made once per run.
+func (r *run) maskPattern(name string) *namePattern {
+	if p, ok := r.masks[name]; ok {
+		return p
 	}
-	toks := nameTokens(name)
-	quoted := make([]string, len(toks))
-	for i, t := range toks {
-		quoted[i] = regexp.QuoteMeta(t)
+	p := &namePattern{toks: nameTokens(name), fold: letterCount(name) >= 4}
+	r.masks[name] = p
+	return p
+}
+
+// FindAllStringIndex returns the leftmost non-overlapping matches in text,
+// as regexp.Regexp.FindAllStringIndex(text, -1) does.
+func (p *namePattern) FindAllStringIndex(text string, _ int) [][]int {
+	if len(p.toks) == 0 {
+		return nil
 	}
-	expr := strings.Join(quoted, `[\s_\-]*`)
-	if letterCount(name) >= 4 {
-		expr = "(?i)" + expr
+	var out [][]int
+	for i := 0; i < len(text); {
+		if end := p.matchAt(text, i, 0); end >= 0 {
+			out = append(out, []int{i, end})
+			i = end
+			continue
+		}
+		_, size := utf8.DecodeRuneInString(text[i:])
+		i += size
 	}
-	re := regexp.MustCompile(expr)
-	r.masks[name] = re
-	return re
+	return out
+}
+
+// matchAt returns the end of a match of the tokens from k on at i, or -1.
+// The gap before a token takes as many separators as it can and gives
+// them back one by one, as the greedy [\s_\-]* does.
+func (p *namePattern) matchAt(text string, i, k int) int {
+	end := p.tokenAt(text, i, p.toks[k])
+	if end < 0 {
+		return -1
+	}
+	if k+1 == len(p.toks) {
+		return end
+	}
+	gap := end
+	for gap < len(text) && isGapByte(text[gap]) {
+		gap++
+	}
+	for j := gap; j >= end; j-- {
+		if m := p.matchAt(text, j, k+1); m >= 0 {
+			return m
+		}
+	}
+	return -1
+}
+
+// isGapByte reports whether c is one of [\s_\-]: \s is [\t\n\f\r ].
+func isGapByte(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' || c == '_' || c == '-'
+}
+
+// tokenAt returns the end of tok written at i of text, or -1.
+func (p *namePattern) tokenAt(text string, i int, tok string) int {
+	if !p.fold {
+		if strings.HasPrefix(text[i:], tok) {
+			return i + len(tok)
+		}
+		return -1
+	}
+	for _, want := range tok {
+		if i >= len(text) {
+			return -1
+		}
+		got, size := utf8.DecodeRuneInString(text[i:])
+		if !sameFold(got, want) {
+			return -1
+		}
+		i += size
+	}
+	return i
+}
+
+// sameFold reports whether two runes are equal under Unicode simple
+// folding, as (?i) compares them.
+func sameFold(a, b rune) bool {
+	if a == b {
+		return true
+	}
+	if a < utf8.RuneSelf && b < utf8.RuneSelf {
+		return a|0x20 == b|0x20 && a|0x20 >= 'a' && a|0x20 <= 'z'
+	}
+	for f := unicode.SimpleFold(a); f != a; f = unicode.SimpleFold(f) {
+		if f == b {
+			return true
+		}
+	}
+	return false
 }
 
 // maskLocs returns the matches of a name in text that are words of their
@@ -418,7 +574,7 @@ func (r *run) maskRegexp(name string) *regexp.Regexp {
 // masking it would cut the word ("____uration", "Deny____").
 func (r *run) maskLocs(text, name string) [][]int {
 	var out [][]int
-	for _, loc := range r.maskRegexp(name).FindAllStringIndex(text, -1) {
+	for _, loc := range r.maskPattern(name).FindAllStringIndex(text, -1) {
 		plural := loc[1] < len(text) && text[loc[1]] == 's' && atWordEdges(text, loc[0], loc[1]+1)
 		if atWordEdges(text, loc[0], loc[1]) || plural {
 			out = append(out, loc)
@@ -718,4 +874,16 @@ func joiner(r rune) bool { return r == '-' || r == '_' || r == '.' || r == '/' }
 
 func asciiAlnum(r rune) bool {
 	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'
+}
+
+// tail returns the last n bytes of s or fewer, starting at a rune.
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	s = s[len(s)-n:]
+	for len(s) > 0 && !utf8.RuneStart(s[0]) {
+		s = s[1:]
+	}
+	return s
 }

@@ -1,6 +1,7 @@
 package quizgen
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -299,7 +300,7 @@ func TestNameTokens(t *testing.T) {
 }
 
 func TestMasking(t *testing.T) {
-	r := newRun(&changelog.Document{}, nil, Options{})
+	r := newRun(context.Background(), &changelog.Document{}, nil, Options{})
 	tests := []struct {
 		name, text, want string
 	}{
@@ -335,7 +336,7 @@ func TestMasking(t *testing.T) {
 }
 
 func TestGivesAway(t *testing.T) {
-	r := newRun(&changelog.Document{}, nil, Options{})
+	r := newRun(context.Background(), &changelog.Document{}, nil, Options{})
 	tests := []struct {
 		text, name string
 		want       bool
@@ -1183,7 +1184,7 @@ func TestNamedAsGate(t *testing.T) {
 		"Deprecated `WidgetScore` in favor of `WidgetRank` in the scheduler framework.",
 		"Added the `WidgetHostNetwork` runtime handler and tied the `WidgetHostNetworkSupport` feature gate to it.",
 		"The Windows containers WidgetAsUsername feature is now beta."))
-	r := newRun(doc, nil, Options{Language: "en"})
+	r := newRun(context.Background(), doc, nil, Options{Language: "en"})
 	tests := []struct {
 		feature string
 		stage   changelog.Stage

@@ -109,6 +109,9 @@ func (r *run) cloze() {
 	// entry listed twice (under two PRs) is asked once.
 	templates := map[string]map[string]bool{}
 	for i := range r.doc.Entries {
+		if r.stopped() {
+			return
+		}
 		e := &r.doc.Entries[i]
 		feature := focusOf(e)
 		if feature == "" || !r.categoryOf(e, feature).staged() {
@@ -124,7 +127,7 @@ func (r *run) cloze() {
 		if strings.ContainsAny(text, "{}") || utf8.RuneCountInString(text) > maxClozeText {
 			continue
 		}
-		locs := r.maskRegexp(feature).FindAllStringIndex(text, -1)
+		locs := r.maskPattern(feature).FindAllStringIndex(text, -1)
 		if len(locs) == 0 || len(locs) > maxClozeGaps || slices.ContainsFunc(locs, func(l []int) bool { return !atWordEdges(text, l[0], l[1]) }) {
 			continue // no gap, too many, or one inside a longer word
 		}
@@ -153,6 +156,9 @@ func (r *run) cloze() {
 	}
 	asked := map[string]bool{}
 	for _, c := range cands {
+		if r.stopped() {
+			return
+		}
 		blank := quiz.ClozeText(c.prompt)
 		if len(templates[blank]) > 1 || asked[blank] {
 			continue
@@ -201,6 +207,9 @@ func (r *run) findConcepts() []concept {
 	var out []concept
 	count := map[string]int{}
 	for _, c := range r.doc.Concepts() {
+		if r.stopped() {
+			return nil
+		}
 		k := c.Entry + "\x00" + changelog.FeatureKey(c.Term) + "\x00" + c.Source
 		n := count[k]
 		count[k]++
@@ -272,6 +281,9 @@ func (r *run) conceptProvenance(gen string, c concept, text string) Provenance {
 // description.
 func (r *run) featureFromDescription() {
 	for _, c := range r.concepts() {
+		if r.stopped() {
+			return
+		}
 		switch c.Source {
 		case "text":
 			if c.e == nil || !describingKind(c.e.Kind) || !c.cat.staged() {
@@ -405,6 +417,9 @@ func (r *run) namePool() []poolName {
 		out = append(out, poolName{name: name, key: changelog.FeatureKey(name), form: formOf(name), e: e, cat: r.categoryOf(e, name)})
 	}
 	for i := range r.doc.Entries {
+		if r.stopped() {
+			return nil
+		}
 		e := &r.doc.Entries[i]
 		add(e, focusOf(e))
 		for _, sc := range e.Stages {
@@ -550,6 +565,9 @@ func (r *run) flashcards() {
 		}
 	}
 	for _, c := range r.concepts() {
+		if r.stopped() {
+			return
+		}
 		if c.Source == "highlight" && defined[backKey(c.Description)] {
 			continue
 		}

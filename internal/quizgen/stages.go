@@ -179,6 +179,9 @@ func (r *run) findStageFacts() []stageFact {
 	says := map[string]*said{}
 	byPR := map[int][]prChange{}
 	for i := range r.doc.Entries {
+		if r.stopped() {
+			return nil
+		}
 		for _, sc := range r.doc.Entries[i].Stages {
 			rel, err := changelog.NormalizeRelease(sc.Release)
 			if err != nil || rel != docRel {
@@ -210,6 +213,9 @@ func (r *run) findStageFacts() []stageFact {
 	}
 	var cands []stageFact
 	for i := range r.doc.Entries {
+		if r.stopped() {
+			return nil
+		}
 		e := &r.doc.Entries[i]
 		for _, sc := range e.Stages {
 			rel, err := changelog.NormalizeRelease(sc.Release)
@@ -256,7 +262,10 @@ func (r *run) named(feature string, stage changelog.Stage) string {
 func (r *run) isGate(feature string) bool {
 	g, ok := r.gates[feature]
 	if !ok {
-		g = callsGate(r.doc, feature)
+		if r.gateTexts == nil {
+			r.gateTexts = newGateTexts(r.doc)
+		}
+		g = r.gateTexts.calls(feature)
 		r.gates[feature] = g
 	}
 	return g
@@ -324,6 +333,9 @@ func (r *run) findStageDistractors(f stageFact) []changelog.Stage {
 func (r *run) stageInRelease() {
 	l := r.lang
 	for _, f := range r.stageFacts() {
+		if r.stopped() {
+			return
+		}
 		// The choices must not tell the answer: every question offers
 		// stages of the same five, alpha, beta, GA, deprecated and
 		// removed, picked by the question's hash. "beta (on by default)"
@@ -402,6 +414,9 @@ func (r *run) releaseOfStage() {
 	}
 	var cands []cand
 	for i := range r.doc.Entries {
+		if r.stopped() {
+			return
+		}
 		e := &r.doc.Entries[i]
 		for _, sc := range e.Stages {
 			if sc.Revert || !askable(sc.Stage) {
@@ -438,6 +453,9 @@ func (r *run) releaseOfStage() {
 		func(c cand) int { return factScore(c.e, c.sc) })
 	l := r.lang
 	for _, c := range cands {
+		if r.stopped() {
+			return
+		}
 		feature, stage, rel := c.sc.Feature, c.sc.Stage, c.rel
 		id := extID(GenReleaseOfStage, r.doc.Key, c.e.Key, feature, string(stage))
 		wrong := r.releaseDistractors(feature, stage, rel, id)
@@ -562,6 +580,9 @@ func (r *run) timelineOrder() {
 	}
 	l := r.lang
 	for i := range r.doc.Entries {
+		if r.stopped() {
+			return
+		}
 		e := &r.doc.Entries[i]
 		for _, sc := range e.Stages {
 			rel, err := changelog.NormalizeRelease(sc.Release)
@@ -638,6 +659,9 @@ func (r *run) trueFalse() {
 	var sts []statement
 	balance := claimBalance{}
 	for _, f := range r.stageFacts() {
+		if r.stopped() {
+			return
+		}
 		if l.holds(f.sc.Stage, f.intro) {
 			// "X was alpha in v1.21", where the entry does not say X is
 			// new: a wrong stage is claimed as an introduction (below),
@@ -670,6 +694,9 @@ func (r *run) trueFalse() {
 		}
 	}
 	for _, st := range sts {
+		if r.stopped() {
+			return
+		}
 		f, feature, truth := st.f, st.f.sc.Feature, st.truth
 		expl := r.withHistory(l, l.verdict(truth)+l.sentence(l.fact(f.release, r.named(feature, f.sc.Stage), f.sc.Stage, f.intro), f.prs()), feature)
 		// A wrong alpha is claimed as an introduction, "In v1.36, X was
@@ -886,7 +913,7 @@ func (r *run) headingDatedEarlier(e *changelog.Entry, source, feature, rel strin
 			return false
 		}
 	}
-	re := r.maskRegexp(feature)
+	re := r.maskPattern(feature)
 	for _, text := range append([]string{e.Text}, e.Notes...) {
 		for _, sent := range reSentenceEnd.Split(text, -1) {
 			for _, span := range releaseSpans(sent, rel) {

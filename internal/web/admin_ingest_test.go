@@ -16,6 +16,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"kubequiz/internal/changelog"
+	"kubequiz/internal/ingest"
 	"kubequiz/internal/quiz"
 	"kubequiz/internal/quizgen"
 	"kubequiz/internal/store"
@@ -61,9 +62,9 @@ func fakeGenerate(doc *changelog.Document, _ *changelog.Timeline, _ quizgen.Opti
 }
 
 // withGenerator registers the ingest routes again with gen in place of
-// quizgen.Generate (echo replaces a route added twice).
-func withGenerator(ts *testServer, gen generateFunc) *testServer {
-	ts.Server.ingestRoutesWith(guarded{e: ts.echo, prefix: "/admin", mw: []echo.MiddlewareFunc{ts.requireUser, ts.requireAdmin}}, gen)
+// quizgen.GenerateContext (echo replaces a route added twice).
+func withGenerator(ts *testServer, gen func(*changelog.Document, *changelog.Timeline, quizgen.Options) []quizgen.Generated) *testServer {
+	ts.Server.ingestRoutesWith(guarded{e: ts.echo, prefix: "/admin", mw: []echo.MiddlewareFunc{ts.requireUser, ts.requireAdmin}}, ingest.Plain(gen))
 	return ts
 }
 
