@@ -176,13 +176,18 @@ func printIngest(out io.Writer, inputs []store.ChangelogInput, results []store.I
 	fmt.Fprintf(out, "%d document(s), %d question(s) (%s)\n", len(results), total, verb)
 }
 
-// ingestJSON is what -json prints for one document.
+// ingestJSON is what -json prints for one document. StageChanges are the
+// changes of the document's release, each (PR, stage, feature) once, in
+// the order the entries state them; EarlierStageChanges those of earlier
+// releases the document recalls ("alpha in 1.31"), which the timeline
+// uses. The entries keep every statement, each where it was read.
 type ingestJSON struct {
-	File         string              `json:"file"`
-	Document     *changelog.Document `json:"document"`
-	StageChanges []stageChangeJSON   `json:"stage_changes"`
-	Questions    []quizgen.Generated `json:"questions"`
-	Result       store.IngestResult  `json:"result"`
+	File                string              `json:"file"`
+	Document            *changelog.Document `json:"document"`
+	StageChanges        []stageChangeJSON   `json:"stage_changes"`
+	EarlierStageChanges []stageChangeJSON   `json:"earlier_stage_changes"`
+	Questions           []quizgen.Generated `json:"questions"`
+	Result              store.IngestResult  `json:"result"`
 }
 
 type stageChangeJSON struct {
@@ -193,12 +198,28 @@ type stageChangeJSON struct {
 func printIngestJSON(out io.Writer, inputs []store.ChangelogInput, results []store.IngestResult, dryRun bool) error {
 	docs := make([]ingestJSON, len(inputs))
 	for i, in := range inputs {
-		d := ingestJSON{File: in.File, Document: in.Document, StageChanges: []stageChangeJSON{}, Questions: in.Generated, Result: results[i]}
+		d := ingestJSON{File: in.File, Document: in.Document, StageChanges: []stageChangeJSON{}, EarlierStageChanges: []stageChangeJSON{},
+			Questions: in.Generated, Result: results[i]}
 		if d.Questions == nil {
 			d.Questions = []quizgen.Generated{}
 		}
+		type fact struct {
+			pr      int
+			stage   changelog.Stage
+			feature string
+		}
+		seen := map[fact]bool{}
 		for _, e := range in.Document.Entries {
 			for _, sc := range e.Stages {
+				if changelog.CompareReleases(sc.Release, in.Document.Release) != 0 {
+					d.EarlierStageChanges = append(d.EarlierStageChanges, stageChangeJSON{Entry: e.Key, StageChange: sc})
+					continue
+				}
+				f := fact{sc.PR, sc.Stage, changelog.FeatureKey(sc.Feature)}
+				if seen[f] {
+					continue // stated again: in a note, another kind or a highlight
+				}
+				seen[f] = true
 				d.StageChanges = append(d.StageChanges, stageChangeJSON{Entry: e.Key, StageChange: sc})
 			}
 		}

@@ -82,6 +82,12 @@ type event struct {
 	promo    bool
 	revert   bool
 	evidence string
+	// explicit: the sentence names the release of the change.
+	explicit bool
+	// def is a default state (StageDefaultOn or StageDefaultOff) stated
+	// with a level (alpha, beta, GA) and folded into it: "promoted to
+	// beta, enabled by default" is beta and on by default, two facts.
+	def Stage
 }
 
 var (
@@ -139,8 +145,11 @@ func analyzeStages(pt plainText, ms []mention, ctx analysisCtx) []event {
 			}
 		}
 		refs, at := prRefs(sent)
-		var prev []mention
-		prevEnd := 0
+		var (
+			prev    []mention
+			prevEnd int
+			sentEvs []event
+		)
 		for i, m := range matches {
 			if m.inferred && (reStopgapGate.MatchString(pt.low) || defaultOnIn(pt.low)) {
 				// "a new feature gate … will be removed in a future
@@ -168,14 +177,41 @@ func analyzeStages(pt plainText, ms []mention, ctx analysisCtx) []event {
 					// in the other commands.
 					continue
 				}
-				raw = append(raw, event{
+				sentEvs = append(sentEvs, event{
 					feature: sj.name, mtype: sj.typ, stage: m.stage, release: release, pr: pr,
-					promo: m.promo, evidence: strings.TrimSpace(sent),
+					promo: m.promo, evidence: strings.TrimSpace(sent), explicit: m.release != "",
 				})
 			}
 		}
+		raw = append(raw, pastPromotions(sentEvs)...)
 	}
 	return mergeEvents(raw)
+}
+
+// pastPromotions drops, from the events of one sentence, a GA without a
+// release of its own of a feature the sentence removes: a gate is removed
+// after its GA, so the GA is the gate's past ("The feature gates
+// CSIMigrationGCE is graduated to GA and were unconditionally enabled have
+// been removed in v1.25"), not a change of the document's release. A GA
+// the sentence dates ("GA since v1.18") stays, with its own release.
+func pastPromotions(evs []event) []event {
+	removed := map[string]bool{}
+	for _, e := range evs {
+		if e.stage == StageRemoved {
+			removed[FeatureKey(e.feature)] = true
+		}
+	}
+	if len(removed) == 0 {
+		return evs
+	}
+	out := evs[:0]
+	for _, e := range evs {
+		if e.stage == StageGA && !e.explicit && removed[FeatureKey(e.feature)] {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
 }
 
 // pickPR returns the PR referenced last before the match, else the first one
@@ -603,9 +639,39 @@ func mergeEvents(raw []event) []event {
 	}
 	out := make([]event, 0, len(order))
 	for _, k := range order {
-		out = append(out, foldStages(byKey[k]))
+		out = append(out, foldGroup(byKey[k])...)
 	}
 	return out
+}
+
+// foldGroup folds the statements about one feature in one release. A
+// feature that reaches a level and whose gate is then deprecated ("Pod
+// process namespace sharing is now Generally Available. The
+// PodShareProcessNamespace feature gate is now deprecated") changed twice:
+// both stay, the level first. Otherwise the statements fold into one
+// (foldStages).
+func foldGroup(es []event) []event {
+	var level, deprecation []event
+	removed := false
+	for _, e := range es {
+		switch e.stage {
+		case StageDeprecated:
+			deprecation = append(deprecation, e)
+		case StageRemoved, StageReverted:
+			removed = true
+		default:
+			level = append(level, e)
+		}
+	}
+	if removed || len(deprecation) == 0 || len(level) == 0 {
+		return []event{foldStages(es)}
+	}
+	lv := foldStages(level)
+	switch lv.stage {
+	case StageAlpha, StageBeta, StageBetaDefaultOn, StageGA:
+		return []event{lv, foldStages(deprecation)}
+	}
+	return []event{foldStages(es)}
 }
 
 // foldStages applies a sequence of statements about one feature: a promotion
@@ -629,10 +695,14 @@ func foldStages(es []event) event {
 			cur = ""
 		}
 		next := combineStages(cur, e.stage, final.promo)
+		if (e.stage == StageDefaultOn || e.stage == StageDefaultOff) && isLevel(next) {
+			final.def = e.stage // stated with the level, folded into it
+		}
 		if next != final.stage {
 			final.pr, final.evidence, final.promo = e.pr, e.evidence, e.promo
 			final.stage = next
 			final.revert = revert
+			final.explicit = e.explicit
 		}
 		if final.mtype != MentionFeatureGate && e.mtype == MentionFeatureGate {
 			final.mtype, final.feature = e.mtype, e.feature
@@ -641,7 +711,23 @@ func foldStages(es []event) event {
 	if final.stage == StageReverted {
 		final.revert = true
 	}
+	switch {
+	case final.stage == StageBetaDefaultOn:
+		final.def = StageDefaultOn
+	case !isLevel(final.stage):
+		final.def = ""
+	}
 	return final
+}
+
+// isLevel reports whether s is a maturity level: alpha, beta (on by
+// default or not) or GA.
+func isLevel(s Stage) bool {
+	switch s {
+	case StageAlpha, StageBeta, StageBetaDefaultOn, StageGA:
+		return true
+	}
+	return false
 }
 
 // combineStages returns the state after next is stated about a feature that

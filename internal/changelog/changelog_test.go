@@ -39,8 +39,12 @@ func kindCounts(d *Document) map[Kind]int {
 	return m
 }
 
-// hasStage reports whether some entry states the change.
+// hasStage reports whether some entry states the change; beta and on by
+// default are two facts, which StageBetaDefaultOn asks for together.
 func hasStage(d *Document, feature string, st Stage, release string, pr int) bool {
+	if st == StageBetaDefaultOn {
+		return hasStage(d, feature, StageBeta, release, pr) && hasStage(d, feature, StageDefaultOn, release, pr)
+	}
 	for _, e := range d.Entries {
 		for _, sc := range e.Stages {
 			if FeatureKey(sc.Feature) == FeatureKey(feature) && sc.Stage == st && sc.Release == release && sc.PR == pr {
@@ -496,12 +500,17 @@ func checkStageCases(t *testing.T, cases []stageCase, wrap func(string) []byte) 
 			if rel == "" {
 				rel = "1.30"
 			}
-			for _, sc := range got {
-				if FeatureKey(sc.Feature) == FeatureKey(c.feature) && sc.Stage == c.stage && sc.Release == rel {
-					return
+			want := []Stage{c.stage}
+			if c.stage == StageBetaDefaultOn {
+				want = []Stage{StageBeta, StageDefaultOn} // two facts
+			}
+			for _, w := range want {
+				if !slices.ContainsFunc(got, func(sc StageChange) bool {
+					return FeatureKey(sc.Feature) == FeatureKey(c.feature) && sc.Stage == w && sc.Release == rel
+				}) {
+					t.Errorf("got %+v, want %s %s in %s", got, c.feature, w, rel)
 				}
 			}
-			t.Errorf("got %+v, want %s %s in %s", got, c.feature, c.stage, rel)
 		})
 	}
 }

@@ -95,17 +95,35 @@ func (a entryAnalyzer) analyze(e *Entry, r rawEntry, text plainText, notes []pla
 
 	seen := map[string]bool{}
 	for i, ev := range events {
-		sc := StageChange{
-			Feature: canon(ev.feature), Stage: ev.stage, Release: ev.release, PR: ev.pr,
-			Revert: ev.revert, Source: sources[i], Evidence: ev.evidence,
+		for _, st := range splitStage(ev) {
+			sc := StageChange{
+				Feature: canon(ev.feature), Stage: st, Release: ev.release, PR: ev.pr,
+				Revert: ev.revert, Source: sources[i], Evidence: ev.evidence,
+			}
+			k := FeatureKey(sc.Feature) + "|" + string(sc.Stage) + "|" + sc.Release + "|" + sc.Source
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			e.Stages = append(e.Stages, sc)
 		}
-		k := FeatureKey(sc.Feature) + "|" + string(sc.Stage) + "|" + sc.Release + "|" + sc.Source
-		if seen[k] {
-			continue
-		}
-		seen[k] = true
-		e.Stages = append(e.Stages, sc)
 	}
+}
+
+// splitStage returns the facts one folded event states: its stage, or for
+// a level stated with a default state both, the level first. "Promoted to
+// beta and enabled by default" is beta and on by default; "graduated to
+// GA, enabled by default" is GA and on by default; "promoted to beta, and
+// it is turned off by default" is beta and off by default. A Timeline
+// folds them back (StageBetaDefaultOn).
+func splitStage(ev event) []Stage {
+	switch {
+	case ev.stage == StageBetaDefaultOn:
+		return []Stage{StageBeta, StageDefaultOn}
+	case ev.def != "" && isLevel(ev.stage):
+		return []Stage{ev.stage, ev.def}
+	}
+	return []Stage{ev.stage}
 }
 
 // focusOf picks the focus from what the text and title say: the first

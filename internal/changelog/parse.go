@@ -129,9 +129,55 @@ func ParseContext(ctx context.Context, doc []byte, opts Options) (*Document, err
 	if len(d.Entries) == 0 {
 		return nil, fmt.Errorf("changelog: %s document: %w", format, ErrNoEntries)
 	}
+	adoptPRs(d)
 	assignKeys(d)
 	return d, nil
 }
+
+// adoptPRs gives a change of the document's release stated without a PR
+// (a highlight, a list under a heading, an upgrade note without a link)
+// the PR of the entry that states the same change, when exactly one PR
+// does: "CSI Migration Beta" over the highlight, and "Feature gates
+// CSIMigration to Beta (on by default)" (#85231) among the features.
+func adoptPRs(d *Document) {
+	type fact struct {
+		key     string
+		stage   Stage
+		release string
+	}
+	prs := map[fact]int{} // -1 when two PRs state it
+	for _, e := range d.Entries {
+		for _, sc := range e.Stages {
+			if sc.PR <= 0 || sc.Release != d.Release {
+				continue
+			}
+			f := fact{spellingKey(sc.Feature), sc.Stage, sc.Release}
+			if pr, ok := prs[f]; ok && pr != sc.PR {
+				prs[f] = -1
+			} else if !ok {
+				prs[f] = sc.PR
+			}
+		}
+	}
+	for i := range d.Entries {
+		for j := range d.Entries[i].Stages {
+			sc := &d.Entries[i].Stages[j]
+			if sc.PR != 0 || sc.Release != d.Release {
+				continue
+			}
+			if pr := prs[fact{spellingKey(sc.Feature), sc.Stage, sc.Release}]; pr > 0 {
+				sc.PR = pr
+			}
+		}
+	}
+}
+
+// spellingKey is FeatureKey with "/" and "&" read as "and": "Immutable
+// Secrets/ConfigMaps" and "Immutable Secrets and ConfigMaps" are one
+// feature spelt two ways.
+func spellingKey(name string) string { return FeatureKey(reAndSpelling.Replace(name)) }
+
+var reAndSpelling = strings.NewReplacer("/", " and ", "&", " and ", "＆", " and ")
 
 // labelled reports whether one of an entry's SIG labels names sig (a
 // display name, as NormalizeSIG gives it).

@@ -128,6 +128,8 @@ func stageWord(w string) Stage {
 	return ""
 }
 
+func isDefault(s Stage) bool { return s == StageDefaultOn || s == StageDefaultOff }
+
 func isMaturity(s Stage) bool {
 	switch s {
 	case StageAlpha, StageBeta, StageBetaDefaultOn, StageGA, StageDefaultOn, StageDefaultOff:
@@ -147,6 +149,9 @@ type stageMatch struct {
 	// inferred: alpha read from "a new feature gate" without the word
 	// alpha; a gate its entry says will be removed is a stopgap instead.
 	inferred bool
+	// locked: a gate locked to its default, which says nothing of the
+	// default itself ("Locked the X feature gate to enabled by default").
+	locked bool
 }
 
 var (
@@ -216,7 +221,7 @@ func findStageMatches(sent, low string, docMinor int) []stageMatch {
 				continue // an "object" that long is a whole clause, not a name
 			}
 			sm := stageMatch{start: m[0], end: m[1], stage: p.stage, obj: [2]int{-1, -1}, promo: p.promo, after: p.subjectAfter,
-				inferred: p.newGate && !strings.Contains(low[m[0]:m[1]], "alpha")}
+				inferred: p.newGate && !strings.Contains(low[m[0]:m[1]], "alpha"), locked: p.locked}
 			if p.word > 0 {
 				sm.stage = stageWord(sent[m[2*p.word]:m[2*p.word+1]])
 				if sm.stage == "" {
@@ -321,7 +326,7 @@ func findStageMatches(sent, low string, docMinor int) []stageMatch {
 		for _, k := range kept {
 			inside := m.start >= k.start && m.end <= k.end
 			overlap := m.start < k.end && k.start < m.end
-			if inside || overlap && m.stage == k.stage {
+			if inside || overlap && (m.stage == k.stage || k.locked && isDefault(m.stage)) {
 				drop = true
 				break
 			}

@@ -25,21 +25,22 @@ type run struct {
 	lang    *lexicon // templates chosen by Options.Language
 	entries map[string]*changelog.Entry
 
-	events       map[string][]changelog.Event        // per featureKey
-	steady       map[string]steady                   // steadyHistory, per featureKey
-	masks        map[string]*namePattern             // maskPattern, per name
-	cats         map[string]category                 // per entry key + featureKey
-	featureWords map[string]bool                     // per entry key: does its text say "feature" or "gate"
-	distractors  map[string][]changelog.Stage        // stageDistractors, per entry key + featureKey
-	cons         *[]concept                          // concepts, once found
-	pool         *[]poolName                         // namePool, once built
-	facts        *[]stageFact                        // stageFacts, once found
-	stated       map[string]map[changelog.Stage]bool // stages the document states, per feature and release
-	reverted     map[string]bool                     // names some entry reverts, per featureKey
-	gates        map[string]bool                     // isGate, per name
-	gateTexts    *gateTexts                          // the texts isGate searches, once indexed
-	newest       *string                             // newest release in the timeline, once found
-	seen         map[string]bool                     // facts already asked, per generator
+	events       map[string][]changelog.Event                 // per featureKey
+	steady       map[string]steady                            // steadyHistory, per featureKey
+	masks        map[string]*namePattern                      // maskPattern, per name
+	cats         map[string]category                          // per entry key + featureKey
+	featureWords map[string]bool                              // per entry key: does its text say "feature" or "gate"
+	distractors  map[string][]changelog.Stage                 // stageDistractors, per entry key + featureKey
+	cons         *[]concept                                   // concepts, once found
+	pool         *[]poolName                                  // namePool, once built
+	facts        *[]stageFact                                 // stageFacts, once found
+	stated       map[string]map[changelog.Stage]bool          // stages the document states, per feature and release
+	reverted     map[string]bool                              // names some entry reverts, per featureKey
+	gates        map[string]bool                              // isGate, per name
+	gateTexts    *gateTexts                                   // the texts isGate searches, once indexed
+	merged       map[*changelog.Entry][]changelog.StageChange // stages, per entry
+	newest       *string                                      // newest release in the timeline, once found
+	seen         map[string]bool                              // facts already asked, per generator
 	ids          map[string]bool
 	out          []Generated
 	dropped      []Dropped
@@ -60,6 +61,7 @@ func newRun(ctx context.Context, doc *changelog.Document, tl *changelog.Timeline
 		events:       map[string][]changelog.Event{},
 		steady:       map[string]steady{},
 		masks:        map[string]*namePattern{},
+		merged:       map[*changelog.Entry][]changelog.StageChange{},
 		cats:         map[string]category{},
 		featureWords: map[string]bool{},
 		distractors:  map[string][]changelog.Stage{},

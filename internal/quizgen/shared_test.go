@@ -257,12 +257,13 @@ func (c checker) check(g Generated) {
 	}
 }
 
-// statesChange reports whether the entry states the change.
+// statesChange reports whether the entry states the change, a level and
+// the default stated with it read as one (mergedStages).
 func statesChange(e *changelog.Entry, feature string, stage changelog.Stage, release string) bool {
 	if e == nil {
 		return false
 	}
-	for _, sc := range e.Stages {
+	for _, sc := range mergedStages(e.Stages) {
 		rel, _ := changelog.NormalizeRelease(sc.Release)
 		if changelog.FeatureKey(sc.Feature) == changelog.FeatureKey(feature) && sc.Stage == stage && rel == release {
 			return true

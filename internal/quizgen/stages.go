@@ -11,6 +11,47 @@ import (
 	"kubequiz/internal/quiz"
 )
 
+// stages returns the stage changes an entry states as the questions ask
+// them: a level and the default state stated with it, two facts of the
+// parser ("promoted to beta, enabled by default"), are one stage: beta and
+// on by default StageBetaDefaultOn, GA and on by default GA, a level and
+// off by default the level.
+func (r *run) stages(e *changelog.Entry) []changelog.StageChange {
+	if sc, ok := r.merged[e]; ok {
+		return sc
+	}
+	sc := mergedStages(e.Stages)
+	r.merged[e] = sc
+	return sc
+}
+
+func mergedStages(in []changelog.StageChange) []changelog.StageChange {
+	out := make([]changelog.StageChange, 0, len(in))
+	used := make([]bool, len(in))
+	for i, a := range in {
+		if used[i] {
+			continue
+		}
+		if level := a.Stage == changelog.StageAlpha || a.Stage == changelog.StageBeta || a.Stage == changelog.StageGA; level {
+			for j := i + 1; j < len(in); j++ {
+				b := in[j]
+				if used[j] || (b.Stage != changelog.StageDefaultOn && b.Stage != changelog.StageDefaultOff) ||
+					changelog.FeatureKey(b.Feature) != changelog.FeatureKey(a.Feature) || b.Release != a.Release ||
+					b.PR != a.PR || b.Source != a.Source || b.Evidence != a.Evidence {
+					continue
+				}
+				used[j] = true
+				if a.Stage == changelog.StageBeta && b.Stage == changelog.StageDefaultOn {
+					a.Stage = changelog.StageBetaDefaultOn
+				}
+				break
+			}
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
 // stageOrder is the order in which stage choices are shown.
 var stageOrder = []changelog.Stage{
 	changelog.StageAlpha, changelog.StageBeta, changelog.StageBetaDefaultOn, changelog.StageDefaultOn,
@@ -182,7 +223,7 @@ func (r *run) findStageFacts() []stageFact {
 		if r.stopped() {
 			return nil
 		}
-		for _, sc := range r.doc.Entries[i].Stages {
+		for _, sc := range r.stages(&r.doc.Entries[i]) {
 			rel, err := changelog.NormalizeRelease(sc.Release)
 			if err != nil || rel != docRel {
 				continue
@@ -217,12 +258,12 @@ func (r *run) findStageFacts() []stageFact {
 			return nil
 		}
 		e := &r.doc.Entries[i]
-		for _, sc := range e.Stages {
+		for _, sc := range r.stages(e) {
 			rel, err := changelog.NormalizeRelease(sc.Release)
 			if err != nil || rel != docRel || sc.Revert || !askable(sc.Stage) {
 				continue
 			}
-			if s := says[changelog.FeatureKey(sc.Feature)]; s.revert || len(s.stages) != 1 || contradicted(sc) {
+			if s := says[changelog.FeatureKey(sc.Feature)]; s.revert || !oneStage(s.stages, sc.Stage) || contradicted(sc) {
 				continue // undone, or stated two ways
 			}
 			cat := r.categoryOf(e, sc.Feature)
@@ -242,6 +283,26 @@ func (r *run) findStageFacts() []stageFact {
 	return best(cands,
 		func(f stageFact) string { return factKey(f.sc.Feature) },
 		func(f stageFact) int { return factScore(f.e, f.sc) })
+}
+
+// oneStage reports whether the stages a document gives a feature in its
+// release come to one, st: the only one, or the deprecation of a gate
+// whose feature reached a level ("Pod process namespace sharing is now
+// Generally Available. The PodShareProcessNamespace feature gate is now
+// deprecated"), which is what the release did to the gate.
+func oneStage(stages map[changelog.Stage]bool, st changelog.Stage) bool {
+	if len(stages) == 1 {
+		return stages[st]
+	}
+	if len(stages) != 2 || !stages[changelog.StageDeprecated] || st != changelog.StageDeprecated {
+		return false
+	}
+	for s := range stages {
+		if s != changelog.StageDeprecated && (s == changelog.StageAlpha || s == changelog.StageBeta || s == changelog.StageBetaDefaultOn || s == changelog.StageGA) {
+			return true
+		}
+	}
+	return false
 }
 
 // named is how a stage question names a feature: a feature gate's
@@ -418,7 +479,7 @@ func (r *run) releaseOfStage() {
 			return
 		}
 		e := &r.doc.Entries[i]
-		for _, sc := range e.Stages {
+		for _, sc := range r.stages(e) {
 			if sc.Revert || !askable(sc.Stage) {
 				continue
 			}
@@ -488,7 +549,7 @@ func (r *run) statedStages(feature, release string) map[changelog.Stage]bool {
 	if r.stated == nil {
 		r.stated = map[string]map[changelog.Stage]bool{}
 		for i := range r.doc.Entries {
-			for _, sc := range r.doc.Entries[i].Stages {
+			for _, sc := range r.stages(&r.doc.Entries[i]) {
 				rel, err := changelog.NormalizeRelease(sc.Release)
 				if err != nil {
 					continue
@@ -584,7 +645,7 @@ func (r *run) timelineOrder() {
 			return
 		}
 		e := &r.doc.Entries[i]
-		for _, sc := range e.Stages {
+		for _, sc := range r.stages(e) {
 			rel, err := changelog.NormalizeRelease(sc.Release)
 			if err != nil || rel != docRel || !r.stageSubject(e, sc) {
 				continue
@@ -1006,9 +1067,17 @@ func (r *run) steadyHistory(feature string) (events []changelog.Event, consisten
 			// ("The feature gates CSIMigrationGCE is graduated to GA and
 			// were unconditionally enabled have been removed in v1.25"):
 			// which release each belongs to is not clear.
+			// The parser leaves the GA out as the gate's past; a sentence
+			// that speaks of a promotion and names one release, the
+			// removal's, may date either.
 			for _, o := range raw {
 				if o.Document == ev.Document && o.Entry == ev.Entry && !o.Revert && promotion(o.Stage) &&
 					changelog.CompareReleases(o.Release, ev.Release) > 0 {
+					return true
+				}
+			}
+			if rePromotes.MatchString(ev.Evidence) {
+				if rels := reReleaseNumber.FindAllStringSubmatch(ev.Evidence, -1); len(rels) == 1 && changelog.CompareReleases(rels[0][1], ev.Release) == 0 {
 					return true
 				}
 			}
