@@ -577,7 +577,7 @@ func TestStageWordingEnglish(t *testing.T) {
 		// But deprecating the use of X deprecates X.
 		{"Deprecated the use of the `--fancy-flag` flag.", "--fancy-flag", StageDeprecated, ""},
 		{"Deprecated usage of the `FancyGate` feature gate.", "FancyGate", StageDeprecated, ""},
-		{"kubeadm deprecates the use of the `fancykube` image.", "fancykube", StageDeprecated, ""},
+		{"kubeadm deprecates the use of the `fancykube` image.", "fancykube image", StageDeprecated, ""},
 	}, upstreamWith)
 }
 

@@ -31,6 +31,9 @@ type stagePattern struct {
 	// newGate: "a new feature gate", alpha only by inference (see
 	// stageMatch.inferred).
 	newGate bool
+	// named patterns take their subject from a name in the sentence,
+	// never from the entry's focus or a phrase.
+	named bool
 	// ja patterns only run on sentences with Japanese in them.
 	ja bool
 	// need: when set, one of these must occur too (lower case).
@@ -43,7 +46,7 @@ type stagePattern struct {
 var stagePatterns = []stagePattern{
 	// English: general availability.
 	{re: regexp.MustCompile(`\b(?:promot|graduat|mov)(?:e|ed|es|ing)\b(.*?)\bto\s+(?:ga|stable|general availability|generally available)\b`), stage: StageGA, obj: 1, promo: true, triggers: []string{"ga", "stable", "general"}, need: []string{"promot", "graduat", "mov"}},
-	{re: regexp.MustCompile(`\b(?:is|are|was|were|has been|have been|be)\s+(?:now\s+|also\s+)?(?:ga|generally available)\b|\b(?:is|are|has been|have been)\s+now\s+stable\b|\bmade\s+stable\b|\breach(?:es|ed)?\s+(?:ga|general availability|stable)\b`), stage: StageGA, promo: true, triggers: []string{"ga", "stable", "general"}},
+	{re: regexp.MustCompile(`\b(?:is|are|was|were|has been|have been|be)\s+(?:now\s+|also\s+)?(?:in\s+)?(?:ga|generally available|general availability)\b|\b(?:is|are|has been|have been)\s+now\s+stable\b|\bmade\s+stable\b|\breach(?:es|ed)?\s+(?:ga|general availability|stable)\b`), stage: StageGA, promo: true, triggers: []string{"ga", "stable", "general"}},
 	{re: regexp.MustCompile(`\block(?:ed|s)?\s+(?:(.+?)\s+)?(?:to\s+(?:true|enabled|its default|the default|default value|default|on)|on)\b`), stage: StageGA, obj: 1, locked: true, triggers: []string{"lock"}},
 	{re: regexp.MustCompile(`\bunconditionally\s+enabled\b`), stage: StageGA, triggers: []string{"uncondition"}},
 	// A gate that "can no longer be specified" is gone, whatever it is
@@ -58,11 +61,18 @@ var stagePatterns = []stagePattern{
 	{re: regexp.MustCompile(`\bto\s+beta\s*(?:,\s*|\s+)(?:and\s+)?(?:it\s+)?(?:will\s+be\s+|is\s+(?:now\s+)?|now\s+|be\s+)?(?:enabled|turned on|on)\s+by\s+default\b|\bto\s+beta\s*\(\s*(?:on|enabled)\s+by\s+default`), stage: StageBetaDefaultOn, promo: true, future: true, triggers: []string{"beta"}},
 	{re: regexp.MustCompile(`\b(?:promot|graduat|mov)(?:e|ed|es|ing)\b(.*?)\bto\s+beta\b`), stage: StageBeta, obj: 1, promo: true, triggers: []string{"beta"}, need: []string{"promot", "graduat", "mov"}},
 	{re: regexp.MustCompile(`\bto\s+beta\b`), stage: StageBeta, promo: true, triggers: []string{"beta"}},
-	{re: regexp.MustCompile(`\b(?:is|are|was|were|has been|have been)\s+(?:now\s+)?beta\b|\b(?:available|introduced|added)\s+(?:in|as)\s+(?:an?\s+)?beta\b|\breach(?:es|ed)?\s+beta\b`), stage: StageBeta, promo: true, triggers: []string{"beta"}},
+	{re: regexp.MustCompile(`\b(?:is|are|was|were|has been|have been)\s+(?:now\s+)?(?:in\s+)?beta\b|\b(?:available|introduced|added)\s+(?:in|as)\s+(?:an?\s+)?beta\b|\breach(?:es|ed)?\s+beta\b`), stage: StageBeta, promo: true, triggers: []string{"beta"}},
 	// English: alpha.
 	{re: regexp.MustCompile(`\b(?:add|adds|added|adding|introduc(?:e|es|ed|ing)|new|implement(?:s|ed)?)\b([^.;:]*?)\balpha\b`), stage: StageAlpha, obj: 1, subjectAfter: true, triggers: []string{"alpha"}, need: []string{"add", "introduc", "new", "implement"}},
 	{re: regexp.MustCompile(`\b(?:available|introduced|added)\s+(?:in|as)\s+(?:an?\s+)?alpha\b`), stage: StageAlpha, subjectAfter: true, triggers: []string{"alpha"}},
 	{re: regexp.MustCompile(`\bnew\s+(?:alpha\s+)?feature[- ]gates?\b`), stage: StageAlpha, subjectAfter: true, newGate: true, triggers: []string{"new"}},
+	// "Extended the Job API for alpha version of BackoffLimitPerIndex",
+	// "Alpha implementation of Kubectl Command Headers".
+	{re: regexp.MustCompile(`\balpha\s+(?:version|implementation)\s+of\b`), stage: StageAlpha, subjectAfter: true, triggers: []string{"alpha"}},
+	// "This is an alpha field … with the IndexedJob feature gate enabled",
+	// "This feature is alpha and is behind the DaemonSetUpdateSurge
+	// feature gate": what is alpha is the gate the sentence names.
+	{re: regexp.MustCompile(`\b(?:is|are)\s+(?:an?\s+)?alpha(?:\s+(?:field|feature|api))?\b`), stage: StageAlpha, named: true, triggers: []string{"alpha"}},
 	// English: stage and release named together ("alpha in 1.31").
 	{re: regexp.MustCompile(`\b(alpha|beta|ga|stable)\s+in\s+(?:kubernetes\s+)?v?1\.(\d+)\b`), word: 1, rel: 2, triggers: []string{"alpha", "beta", "ga", "stable"}, need: []string{" in "}},
 	// Parenthesised stage after a name: "(alpha)", "(beta in v1.36)", "(beta, enabled by default)".
@@ -152,6 +162,7 @@ type stageMatch struct {
 	// locked: a gate locked to its default, which says nothing of the
 	// default itself ("Locked the X feature gate to enabled by default").
 	locked bool
+	named  bool // see stagePattern.named
 }
 
 var (
@@ -221,7 +232,7 @@ func findStageMatches(sent, low string, docMinor int) []stageMatch {
 				continue // an "object" that long is a whole clause, not a name
 			}
 			sm := stageMatch{start: m[0], end: m[1], stage: p.stage, obj: [2]int{-1, -1}, promo: p.promo, after: p.subjectAfter,
-				inferred: p.newGate && !strings.Contains(low[m[0]:m[1]], "alpha"), locked: p.locked}
+				inferred: p.newGate && !strings.Contains(low[m[0]:m[1]], "alpha"), locked: p.locked, named: p.named}
 			if p.word > 0 {
 				sm.stage = stageWord(sent[m[2*p.word]:m[2*p.word+1]])
 				if sm.stage == "" {
@@ -280,6 +291,12 @@ func findStageMatches(sent, low string, docMinor int) []stageMatch {
 			if sm.stage == StageRemoved && reLaterRelease.MatchString(after) {
 				continue // "deprecated and removed in a future release"
 			}
+			if rest := afterObject(sent, sm, m[1]); sm.stage == StageRemoved && (removedFromPart(rest, sent[:m[0]], ja) || conditional(rest)) {
+				// "Removed X from node declared features", "X has been
+				// removed from the default value of --flag": X stays; "…
+				// if the etcd version is < v3.6.0": only sometimes.
+				continue
+			}
 			if sm.stage == StageReverted && reRevertTo.MatchString(after) {
 				continue // "revert (back) to the old behaviour" undoes no change
 			}
@@ -336,6 +353,55 @@ func findStageMatches(sent, low string, docMinor int) []stageMatch {
 		}
 	}
 	return kept
+}
+
+var (
+	// reFromPlace is what something is removed from: "from the kubelet".
+	reFromPlace = regexp.MustCompile(`^\s*(?:\([^)]*\)\s*)?from\s+((?:[^.;,]|\.\w){1,80})`)
+	// reWhole names what a removal from takes something out of
+	// Kubernetes: a component or program, the code, an API or a type of
+	// one ("from pvc.Status"), or its reporting.
+	reWhole = regexp.MustCompile(`(?i)\bkube|\bk8s\b|k8s\.io|cadvisor|scheduler|apiserver|api\b|controller|client-go|\bproxy|\bcode|\btree\b|\brepo|\brelease|\bimages?\b|\bbinar|\bbuild|\bpackage|\bmodule|\bscripts?\b|\bbeing\b|\bcommand|\bcli\b|\betcd\b|\be2e\b|\bcomponents?\b|\b[a-z]\w*\.[A-Z]\w*|コードベース|リポジトリ|スクリプト`)
+	// reJaFrom is the place of a Japanese removal: "X から … を削除".
+	reJaFrom = regexp.MustCompile(`(\S+(?:\s+\S+){0,3})\s*から`)
+	// reCondition makes a change conditional: "… if the etcd version is
+	// < v3.6.0", "… when the feature gate is disabled".
+	reCondition = regexp.MustCompile(`(?i)^[^.;,]{0,40}?\b(?:if|when|unless|whenever|in case)\b`)
+	// rePurpose starts a clause that says why, not when.
+	rePurpose = regexp.MustCompile(`(?i)\b(?:so that|so as|because|in order)\b`)
+	// reProgram is a program named by its hyphenated name: "from
+	// deepcopy-gen".
+	reProgram = regexp.MustCompile(`^(?:the\s+)?[a-z0-9]+-[a-z0-9-]*[a-z0-9](?:\s|$)`)
+)
+
+// removedFromPart reports whether a removal takes its object out of part
+// of something that stays ("from node declared features", "from the
+// default value of --non-blocking-taints", "from status"), not out of
+// Kubernetes, a component or an API. after is the text after the
+// English statement; before, for a Japanese one, the text before it.
+func removedFromPart(after, before string, ja bool) bool {
+	if ja {
+		m := reJaFrom.FindStringSubmatch(tail(before, 160))
+		return m != nil && !reWhole.MatchString(m[1])
+	}
+	m := reFromPlace.FindStringSubmatch(after)
+	return m != nil && !reWhole.MatchString(m[1]) && !reProgram.MatchString(m[1])
+}
+
+// afterObject is the text after a statement's object, or after the
+// statement when it has none.
+func afterObject(low string, sm stageMatch, end int) string {
+	if sm.obj[0] >= 0 {
+		return low[sm.obj[1]:]
+	}
+	return low[end:]
+}
+
+// conditional reports whether the text after a removal makes it happen
+// only under a condition.
+func conditional(after string) bool {
+	loc := reCondition.FindStringIndex(after)
+	return loc != nil && !rePurpose.MatchString(after[:loc[1]])
 }
 
 // defaultOnIn reports whether a text says, anywhere, that something is on
