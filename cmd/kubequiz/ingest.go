@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -195,6 +196,34 @@ type stageChangeJSON struct {
 	changelog.StageChange
 }
 
+// sameFact reports whether two stage changes state one fact again (in a
+// note, under another kind, in a highlight): the same stage by the same
+// PR, of features spelt alike, or, stated by two entries, one with a
+// longer name ("DRA Device Binding Conditions" in a highlight and "Device
+// Binding Conditions" in its entry). One entry may change two gates whose
+// names contain one another (CSIMigration and CSIMigrationGCE).
+func sameFact(a, b changelog.StageChange, twoEntries bool) bool {
+	if a.Stage != b.Stage || a.PR != b.PR {
+		return false
+	}
+	if changelog.FeatureKey(a.Feature) == changelog.FeatureKey(b.Feature) {
+		return true
+	}
+	return twoEntries && a.PR > 0 && (wordsWithin(a.Feature, b.Feature) || wordsWithin(b.Feature, a.Feature))
+}
+
+// wordsWithin reports whether the words of short, in any case, are words
+// of long in a row.
+func wordsWithin(short, long string) bool {
+	s, l := strings.Fields(strings.ToLower(short)), strings.Fields(strings.ToLower(long))
+	for i := 0; i+len(s) <= len(l); i++ {
+		if slices.Equal(l[i:i+len(s)], s) {
+			return true
+		}
+	}
+	return false
+}
+
 func printIngestJSON(out io.Writer, inputs []store.ChangelogInput, results []store.IngestResult, dryRun bool) error {
 	docs := make([]ingestJSON, len(inputs))
 	for i, in := range inputs {
@@ -203,24 +232,15 @@ func printIngestJSON(out io.Writer, inputs []store.ChangelogInput, results []sto
 		if d.Questions == nil {
 			d.Questions = []quizgen.Generated{}
 		}
-		type fact struct {
-			pr      int
-			stage   changelog.Stage
-			feature string
-		}
-		seen := map[fact]bool{}
 		for _, e := range in.Document.Entries {
 			for _, sc := range e.Stages {
 				if changelog.CompareReleases(sc.Release, in.Document.Release) != 0 {
 					d.EarlierStageChanges = append(d.EarlierStageChanges, stageChangeJSON{Entry: e.Key, StageChange: sc})
 					continue
 				}
-				f := fact{sc.PR, sc.Stage, changelog.FeatureKey(sc.Feature)}
-				if seen[f] {
-					continue // stated again: in a note, another kind or a highlight
+				if !slices.ContainsFunc(d.StageChanges, func(o stageChangeJSON) bool { return sameFact(o.StageChange, sc, o.Entry != e.Key) }) {
+					d.StageChanges = append(d.StageChanges, stageChangeJSON{Entry: e.Key, StageChange: sc})
 				}
-				seen[f] = true
-				d.StageChanges = append(d.StageChanges, stageChangeJSON{Entry: e.Key, StageChange: sc})
 			}
 		}
 		docs[i] = d

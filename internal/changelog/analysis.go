@@ -276,7 +276,7 @@ func subjectsOf(sent string, ms []mention, matches []stageMatch, i, prevEnd int,
 			if x.start < lo || x.end > hi || !subjectCapable(x.typ, m.stage) || locative(sent, x) {
 				continue
 			}
-			if m.obj[0] >= 0 && reCodeVerb.MatchString(sent[m.start:]) && unnamedIdentifier(sent, x, m.stage) {
+			if m.obj[0] >= 0 && reCodeVerb.MatchString(sent[m.start:]) && unnamedIdentifier(sent, x, m.stage) || codeNamed(sent, x, m.stage) {
 				unnamed = true
 				continue
 			}
@@ -369,8 +369,10 @@ func subjectsOf(sent string, ms []mention, matches []stageMatch, i, prevEnd int,
 		}
 		return out
 	}
-	if m.named {
-		return nil // "This feature gate is an alpha": of the gate a name says
+	if m.named || unnamed {
+		// "This feature gate is an alpha": of the gate a name says; a
+		// piece of code left out above is not read as a phrase either.
+		return nil
 	}
 	// 6. A phrase: the Japanese subject before を/が/は, the English subject
 	// at the start of the sentence, or one after the statement.
@@ -399,6 +401,21 @@ func unnamedIdentifier(sent string, x mention, st Stage) bool {
 	before := tail(sent[:x.start], 24)
 	return !reKindBefore.MatchString(before) && !reVersionBefore.MatchString(before) && !reKindAfter.MatchString(sent[x.end:])
 }
+
+// codeNamed reports whether a deprecated or removed identifier is called a
+// piece of code: "cri-client helper メソッド NewLogOptions を削除した",
+// "the ProtoMessage() marker method".
+func codeNamed(sent string, x mention, st Stage) bool {
+	if x.typ != MentionIdentifier || st != StageDeprecated && st != StageRemoved {
+		return false
+	}
+	return reCodeBefore.MatchString(tail(sent[:x.start], 24)) || reCodeAfter.MatchString(sent[x.end:])
+}
+
+var (
+	reCodeBefore = regexp.MustCompile(`(?i)\b(?:methods?|functions?|helpers?|types?|structs?|constants?|interfaces?)\s+$|(?:メソッド|関数|ヘルパー|構造体|定数)\s*$`)
+	reCodeAfter  = regexp.MustCompile(`(?i)^(?:\(\)|\s+(?:methods?|functions?|helpers?|structs?|constants?|interfaces?)\b|\s*(?:メソッド|関数|構造体|定数))`)
+)
 
 var (
 	// reCodeVerb starts "Deprecated X" or "Removed X", whose object may be
@@ -869,6 +886,10 @@ func jaRun(s string, st Stage) string {
 		break
 	}
 	run := strings.TrimSpace(s[start:end])
+	if strings.Contains(run, "と") {
+		// "device taint と toleration": the words joined are one name.
+		run = strings.Join(strings.Fields(strings.ReplaceAll(run, "と", " and ")), " ")
+	}
 	if p := cleanPhrase(run, st); p != "" || noun == "" || run == "" {
 		return p
 	}
