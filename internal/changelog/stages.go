@@ -166,13 +166,14 @@ type stageMatch struct {
 }
 
 var (
-	reDefaultOnParen = regexp.MustCompile(`(?i)^\s*[,、]?\s*\(?\s*(?:(?:on|enabled)\s+by\s+default|デフォルト(?:で)?\s*有効)`)
-	reDefaultOnWords = regexp.MustCompile(`(?i)(?:on|enabled)\s+by\s+default|default(?:s)?\s+(?:to\s+)?(?:true|on|enabled)|デフォルト(?:で)?\s*(?:有効|true)`)
-	reReleaseBefore  = regexp.MustCompile(`(?:^|[^\d.])v?1\.(\d+)\s*(?:で|では|から|に|にて|以降で?)?\s*(?:は)?\s*$`)
-	reReleaseBeforeE = regexp.MustCompile(`(?:^|[^\d.])v?1\.(\d+)\s*(?:で|では|から|に|にて|以降で?)\s*(?:は)?\s*$`)
-	reReleaseAfter   = regexp.MustCompile(`(?i)^\s*(?:\([^)]{0,12}\)\s*)?(?:(?:feature|features|gate|way|back|first|already|originally|previously|as|a|an|the|level|stage)\s+){0,4}?(?:in|as of|since)\s+(?:kubernetes\s+)?v?1\.(\d+)\b`)
-	reAnyRelease     = regexp.MustCompile(`(?:^|[^\d.])v?1\.(\d{1,2})(?:[^\d.]|$)`)
-	reDocFix         = regexp.MustCompile(`\bcomments?\b|\btypos?\b`)
+	reDefaultOffParen = regexp.MustCompile(`(?i)^\s*\(\s*(?:off|disabled)\s+by\s+default`)
+	reDefaultOnParen  = regexp.MustCompile(`(?i)^\s*[,、]?\s*\(?\s*(?:(?:on|enabled)\s+by\s+default|デフォルト(?:で)?\s*有効)`)
+	reDefaultOnWords  = regexp.MustCompile(`(?i)(?:on|enabled)\s+by\s+default|default(?:s)?\s+(?:to\s+)?(?:true|on|enabled)|デフォルト(?:で)?\s*(?:有効|true)`)
+	reReleaseBefore   = regexp.MustCompile(`(?:^|[^\d.])v?1\.(\d+)\s*(?:で|では|から|に|にて|以降で?)?\s*(?:は)?\s*$`)
+	reReleaseBeforeE  = regexp.MustCompile(`(?:^|[^\d.])v?1\.(\d+)\s*(?:で|では|から|に|にて|以降で?)\s*(?:は)?\s*$`)
+	reReleaseAfter    = regexp.MustCompile(`(?i)^\s*(?:\([^)]{0,12}\)\s*)?(?:(?:feature|features|gate|way|back|first|already|originally|previously|as|a|an|the|level|stage)\s+){0,4}?(?:in|as of|since)\s+(?:kubernetes\s+)?v?1\.(\d+)\b`)
+	reAnyRelease      = regexp.MustCompile(`(?:^|[^\d.])v?1\.(\d{1,2})(?:[^\d.]|$)`)
+	reDocFix          = regexp.MustCompile(`\bcomments?\b|\btypos?\b`)
 	// reLaterRelease follows a removal that is a plan.
 	reLaterRelease = regexp.MustCompile(`^\s*(?:in|with)\s+(?:a\s+|the\s+)?(?:future|later|subsequent|upcoming|next)\b`)
 	// reRevertTo follows "reverted" that goes back to a behaviour, not
@@ -191,7 +192,7 @@ var (
 	// reObjUse is the part of reObjAround that, after "Deprecated", still
 	// names X: the use of X is what a deprecation of X asks to stop.
 	reObjUse      = regexp.MustCompile(`(?i)^\s*(?:the\s+|a\s+|an\s+|any\s+)?(?:usages?|uses?)\s+of\b`)
-	reObjStop     = regexp.MustCompile(`(?i)\s+(?:is|are|was|were|will|has|have|in|since|as of|from|which|that|to|with|for)\b|\s+and\s+(?:add|adds|added|make|makes|made|use|used|uses|replace|replaced|introduce|introduced|update|updated|mark|marked|set|move|moved|rename|renamed)\b|[()]`)
+	reObjStop     = regexp.MustCompile(`(?i)\s+(?:is|are|was|were|will|has|have|in|since|as of|from|which|that|to|with|for)(?:[^\w-]|$)|\s+and\s+(?:add|adds|added|make|makes|made|use|used|uses|replace|replaced|introduce|introduced|update|updated|mark|marked|set|move|moved|rename|renamed)\b|[()]`)
 	reNegAfterJa  = regexp.MustCompile(`^(?:ではな|でな|にならな|になっていな|されていな|されな|しな|されず|しません|されません|にはな|予定|される予定|する予定|た場合|る場合|ても|たとき|たら|ると|たよう|るよう|らしい|かもしれ)`)
 	rePRRef       = regexp.MustCompile(`(?:^|[^\w#-])#(\d{4,7})\b|kubernetes/kubernetes/pull/(\d+)`)
 	reKEPBefore   = regexp.MustCompile(`(?i)KEP[\s-]*$`)
@@ -327,6 +328,13 @@ func findStageMatches(sent, low string, docMinor int) []stageMatch {
 				continue // "1.22 ではデフォルトで有効になります"
 			}
 			out = append(out, sm)
+			if loc := reDefaultOffParen.FindStringIndex(sent[m[1]:]); loc != nil && sm.stage == StageBeta && sm.promo {
+				// "CSIMigrationGCE to Beta (off by default since it
+				// requires …)": beta, and off by default, is two facts.
+				off := sm
+				off.start, off.end, off.stage, off.obj, off.promo = m[1]+loc[0], m[1]+loc[1], StageDefaultOff, [2]int{-1, -1}, false
+				out = append(out, off)
+			}
 		}
 	}
 	sort.SliceStable(out, func(a, b int) bool {
