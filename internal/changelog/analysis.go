@@ -273,7 +273,7 @@ func subjectsOf(sent string, ms []mention, matches []stageMatch, i, prevEnd int,
 	capable := func(lo, hi int) []mention {
 		var out []mention
 		for _, x := range ms {
-			if x.start < lo || x.end > hi || !subjectCapable(x.typ, m.stage) || locative(sent, x) {
+			if x.start < lo || x.end > hi || !subjectCapable(x.typ, m.stage) || locative(sent, x) || placeholder(sent, x) {
 				continue
 			}
 			if m.obj[0] >= 0 && reCodeVerb.MatchString(sent[m.start:]) && unnamedIdentifier(sent, x, m.stage) || codeNamed(sent, x, m.stage) {
@@ -306,6 +306,10 @@ func subjectsOf(sent string, ms []mention, matches []stageMatch, i, prevEnd int,
 	// platform ("Added full cgroup v2 swap support … Support for cgroup v1
 	// is removed"), removes nothing it names. A flag or a gate named
 	// there is removed.
+	if (m.stage == StageRemoved || m.stage == StageDeprecated) && !m.after && m.obj[0] < 0 &&
+		reAccessTo.MatchString(strings.TrimSpace(sent[prevEnd:m.start])) {
+		return nil // "Direct access to the Raw field of metav1.FieldsV1 is deprecated": a way to reach it
+	}
 	if m.stage == StageRemoved && !m.after && m.obj[0] < 0 {
 		clause := strings.ToLower(strings.TrimSpace(sent[prevEnd:m.start]))
 		if reRestriction.MatchString(clause) {
@@ -387,6 +391,12 @@ func subjectsOf(sent string, ms []mention, matches []stageMatch, i, prevEnd int,
 	return nil
 }
 
+// placeholder reports whether a name stands between braces, a placeholder
+// of a path: "{kubelet_root_dir}/plugins".
+func placeholder(sent string, x mention) bool {
+	return x.start > 0 && sent[x.start-1] == '{' || x.end < len(sent) && sent[x.end] == '}'
+}
+
 // unnamedIdentifier reports whether a deprecation or removal of an
 // identifier, the object of "Deprecated" or "Removed", that the sentence
 // does not call a feature, a gate, an API or a flag is one of code rather
@@ -403,10 +413,19 @@ func unnamedIdentifier(sent string, x mention, st Stage) bool {
 }
 
 // codeNamed reports whether a deprecated or removed identifier is called a
-// piece of code: "cri-client helper メソッド NewLogOptions を削除した",
-// "the ProtoMessage() marker method".
+// piece of code ("cri-client helper メソッド NewLogOptions を削除した",
+// "the ProtoMessage() marker method"), or is a type of a Go package.
 func codeNamed(sent string, x mention, st Stage) bool {
-	if x.typ != MentionIdentifier || st != StageDeprecated && st != StageRemoved {
+	if st != StageDeprecated && st != StageRemoved {
+		return false
+	}
+	if x.typ == MentionFieldPath {
+		// "genericclioptions.IOStreams", "metav1.FieldsV1": a Go type of a
+		// package, not a field of an API object.
+		last := x.name[strings.LastIndexByte(x.name, '.')+1:]
+		return last != "" && isUpper(last[0])
+	}
+	if x.typ != MentionIdentifier {
 		return false
 	}
 	return reCodeBefore.MatchString(tail(sent[:x.start], 24)) || reCodeAfter.MatchString(sent[x.end:])
@@ -543,6 +562,10 @@ var (
 )
 
 func isSpaceByte(c byte) bool { return c == ' ' || c == '\t' || c == '\n' }
+
+// reAccessTo starts a clause whose subject is a way of reaching what it
+// names.
+var reAccessTo = regexp.MustCompile(`(?i)^(?:the\s+)?(?:direct\s+)?(?:access|writes?|reads?)\s+(?:to|of)\b`)
 
 // reRestriction starts a clause whose subject is a limit put on what it
 // names, not the thing named.
@@ -760,6 +783,10 @@ func componentLed(p string) bool {
 	return len(f) >= 2 && components[strings.ToLower(f[0])]
 }
 
+// reComparison makes a phrase a range of versions, not a name: "VM
+// Hardware version less than 15".
+var reComparison = regexp.MustCompile(`(?i)\b(?:less|more|older|newer|greater|lower|higher)\s+than\b`)
+
 // phraseAfter is the name a statement whose subject follows it gives in
 // words: "Alpha implementation of Kubectl Command Headers: …",
 // "Implemented alpha support for a drop-in kubelet configuration
@@ -809,7 +836,7 @@ func cleanPhrase(p string, st Stage) string {
 	if len(words) > 6 || len(words) == 0 || pronounSubject[strings.ToLower(words[0])] {
 		return ""
 	}
-	if strings.ContainsAny(p, ",;") || strings.Contains(strings.ToLower(p), "metric") {
+	if strings.ContainsAny(p, ",;") || strings.Contains(strings.ToLower(p), "metric") || reComparison.MatchString(p) {
 		return ""
 	}
 	if isMaturity(st) && (len(words) < 2 && p == strings.ToLower(p) || strings.Contains(p, "_")) {

@@ -159,9 +159,22 @@ func adoptPRs(d *Document) {
 			}
 		}
 	}
+	// A plural of a gate the document names is the gate: "EndpointSlices
+	// are now beta" and "Use the EndpointSlice feature gate".
+	gates := map[string]string{}
+	for _, e := range d.Entries {
+		for _, m := range e.Mentions {
+			if m.Type == MentionFeatureGate {
+				gates[m.Name] = m.Name
+			}
+		}
+	}
 	for i := range d.Entries {
 		for j := range d.Entries[i].Stages {
 			sc := &d.Entries[i].Stages[j]
+			if g, ok := gates[strings.TrimSuffix(sc.Feature, "s")]; ok && strings.HasSuffix(sc.Feature, "s") {
+				sc.Feature = g
+			}
 			if sc.PR != 0 || sc.Release != d.Release {
 				continue
 			}

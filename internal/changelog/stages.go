@@ -80,7 +80,7 @@ var stagePatterns = []stagePattern{
 	// English: default state.
 	{re: regexp.MustCompile(`\b(?:enabled|turned on|switched on|on)\s+by\s+default\b`), stage: StageDefaultOn, state: true, triggers: []string{"by default"}},
 	{re: regexp.MustCompile(`\benabl(?:e|es|ed|ing)\s+(?:the\s+)?(.+?)\s+by\s+default\b`), stage: StageDefaultOn, obj: 1, triggers: []string{"by default"}, need: []string{"enabl"}},
-	{re: regexp.MustCompile(`\b(?:turned|switched)\s+off\s+by\s+default\b`), stage: StageDefaultOff, state: true, triggers: []string{"by default"}},
+	{re: regexp.MustCompile(`\b(?:turned|switched)\s+off\s+by\s+default\b|\b(?:to|now|been)\s+disabled\s+by\s+default\b`), stage: StageDefaultOff, state: true, triggers: []string{"by default"}},
 	{re: regexp.MustCompile(`\bdisabl(?:e|es|ed|ing)\s+(?:the\s+)?(.+?)\s+by\s+default\b`), stage: StageDefaultOff, obj: 1, triggers: []string{"by default"}, need: []string{"disabl"}},
 	// English: deprecation.
 	{re: regexp.MustCompile(`\b(?:is|are|was|were|has been|have been|be|being|been|now|got)\s+(?:now\s+|also\s+|formally\s+|officially\s+)?(?:marked\s+(?:as\s+)?)?deprecated\b`), stage: StageDeprecated, triggers: []string{"deprecat"}},
@@ -180,6 +180,8 @@ var (
 	// undoes a change of the release: "reverted back to its pre-1.27
 	// behavior".
 	reRevertTo = regexp.MustCompile(`^\s*(?:back\s+)?to\s`)
+	// reRevertOfChange follows "reverted" that undoes a change or a fix.
+	reRevertOfChange = regexp.MustCompile(`(?i)^\s+(?:the\s+|a\s+)?(?:[\w-]+\s+){0,2}?(?:changes?|fix(?:es)?|behaviou?rs?)\s+(?:to|for|in|of)\b`)
 	// reDoneAfter follows the object of "Deprecated X" when the word is an
 	// adjective: "Deprecated metric X has been turned off".
 	reDoneAfter = regexp.MustCompile(`^\s*(?:is|are|was|were|has been|have been)\s+(?:now\s+|also\s+)?(?:turned off|switched off|disabled|hidden|removed|deleted|dropped)\b`)
@@ -298,8 +300,11 @@ func findStageMatches(sent, low string, docMinor int) []stageMatch {
 				// if the etcd version is < v3.6.0": only sometimes.
 				continue
 			}
-			if sm.stage == StageReverted && reRevertTo.MatchString(after) {
-				continue // "revert (back) to the old behaviour" undoes no change
+			if sm.stage == StageReverted && (reRevertTo.MatchString(after) || reRevertOfChange.MatchString(after)) {
+				// "revert (back) to the old behaviour" undoes no change;
+				// "Reverts breaking change to inline AzureFile volumes"
+				// undoes a change to what it names, not the name's stage.
+				continue
 			}
 			// A Japanese beta pattern may carry "(デフォルト有効)" inside.
 			if sm.stage == StageBeta && p.obj == 0 && len(m) > 3 && m[2] >= 0 && reDefaultOnWords.MatchString(sent[m[2]:m[3]]) {
@@ -369,7 +374,7 @@ var (
 	// reWhole names what a removal from takes something out of
 	// Kubernetes: a component or program, the code, an API or a type of
 	// one ("from pvc.Status"), or its reporting.
-	reWhole = regexp.MustCompile(`(?i)\bkube|\bk8s\b|k8s\.io|cadvisor|scheduler|apiserver|api\b|controller|client-go|\bproxy|\bcode|\btree\b|\brepo|\brelease|\bimages?\b|\bbinar|\bbuild|\bpackage|\bmodule|\bscripts?\b|\bbeing\b|\bcommand|\bcli\b|\betcd\b|\be2e\b|\bcomponents?\b|\b[a-z]\w*\.[A-Z]\w*|コードベース|リポジトリ|スクリプト`)
+	reWhole = regexp.MustCompile(`(?i)\bkube|\bk8s\b|k8s\.io|cadvisor|scheduler|apiserver|api\b|controller|client-go|\bproxy|\bcode|\bsource tree\b|\brepo|\brelease|\bimages?\b|\bbinar|\bbuild|\bpackage|\bmodule|\bscripts?\b|\bbeing\b|\bcommand|\bcli\b|\betcd\b|\be2e\b|\bcomponents?\b|\b[a-z]\w*\.[A-Z]\w*|コードベース|リポジトリ|スクリプト`)
 	// reJaFrom is the place of a Japanese removal: "X から … を削除".
 	reJaFrom = regexp.MustCompile(`(\S+(?:\s+\S+){0,3})\s*から`)
 	// reCondition makes a change conditional: "… if the etcd version is
