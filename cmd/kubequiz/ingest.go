@@ -212,16 +212,29 @@ func sameFact(a, b changelog.StageChange, twoEntries bool) bool {
 	return twoEntries && a.PR > 0 && (wordsWithin(a.Feature, b.Feature) || wordsWithin(b.Feature, a.Feature))
 }
 
-// wordsWithin reports whether the words of short, in any case, are words
-// of long in a row.
+// wordsWithin reports whether the words of short are words of long in a
+// row, in any case and number, "/" and "&" read as "and" ("Immutable
+// Secrets/ConfigMaps" within "Immutable Secrets and ConfigMaps").
 func wordsWithin(short, long string) bool {
-	s, l := strings.Fields(strings.ToLower(short)), strings.Fields(strings.ToLower(long))
+	s, l := factWords(short), factWords(long)
 	for i := 0; i+len(s) <= len(l); i++ {
 		if slices.Equal(l[i:i+len(s)], s) {
 			return true
 		}
 	}
 	return false
+}
+
+var andSpelling = strings.NewReplacer("/", " and ", "&", " and ")
+
+func factWords(name string) []string {
+	ws := strings.Fields(strings.ToLower(andSpelling.Replace(name)))
+	for i, w := range ws {
+		if len(w) > 3 {
+			ws[i] = strings.TrimSuffix(w, "s")
+		}
+	}
+	return ws
 }
 
 func printIngestJSON(out io.Writer, inputs []store.ChangelogInput, results []store.IngestResult, dryRun bool) error {
