@@ -163,6 +163,16 @@ func (l *lexicon) releaseQuestion(feature string, s changelog.Stage) string {
 	return strings.Replace(l.askRelease[s], "%s", feature, 1)
 }
 
+// releaseQuestionGiven asks when a feature reached a stage, given the
+// stage it reached in the document's release: "v1.36 で GA になった
+// ImageVolume が、alpha として導入されたのはどのリリース?".
+func (l *lexicon) releaseQuestionGiven(givenName string, given changelog.Stage, release, feature string, s changelog.Stage) string {
+	if l.ja() {
+		return jaJoin(jaJoin("v"+release+" で", l.done[given]), givenName+" が、") + l.done[s] + "のはどのリリース?"
+	}
+	return givenName + " " + l.done[given] + " in v" + release + ". " + l.releaseQuestion(feature, s)
+}
+
 func (l *lexicon) orderPrompt(feature string) string {
 	if l.ja() {
 		return feature + " の段階の変化を、古いリリースから順に並べよ。"

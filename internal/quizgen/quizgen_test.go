@@ -231,13 +231,22 @@ func TestTimelineAcrossReleases(t *testing.T) {
 	if len(order) != 1 || !slices.Equal(order[0].Items, []string{"alpha", "beta", "GA"}) {
 		t.Fatalf("timeline_order questions %+v, want one ordering alpha, beta, GA", order)
 	}
-	if len(release) != 1 || release[0].Answer != "1.40" {
-		t.Fatalf("release_of_stage questions %+v, want one answering 1.40", release)
-	}
-	for _, ch := range release[0].Choices {
-		if ch != "1.40" && changelog.CompareReleases(ch, "1.41") > 0 {
-			t.Errorf("choice %s lies beyond the release after the newest known one", ch)
+	// Its GA is the deck's release: the release questions ask of its alpha
+	// and its beta, given the GA, with choices before it.
+	answers := map[string]bool{}
+	for _, q := range release {
+		answers[q.Answer] = true
+		if !strings.Contains(q.Prompt, "graduated to GA in v1.40") {
+			t.Errorf("%q does not give the GA of the deck's release", q.Prompt)
 		}
+		for _, ch := range q.Choices {
+			if changelog.CompareReleases(ch, "1.40") >= 0 {
+				t.Errorf("%q: choice %s is not before the GA", q.Prompt, ch)
+			}
+		}
+	}
+	if len(release) != 2 || !answers["1.37"] || !answers["1.38"] {
+		t.Fatalf("release_of_stage questions %+v, want two answering 1.37 and 1.38", release)
 	}
 	// The older documents ask no timeline question: it belongs to the
 	// newest change.
@@ -587,9 +596,10 @@ func TestOneFeatureSpeltTwoWays(t *testing.T) {
 			}
 		}
 	}
-	for _, gen := range []string{GenStageInRelease, GenReleaseOfStage, GenTrueFalse} {
-		if counts[gen] != 1 {
-			t.Errorf("%s questions about Immutable Widgets/Sprockets = %d, want 1 (%v)", gen, counts[gen], counts)
+	// No release question: the one release it knows is the deck's.
+	for gen, want := range map[string]int{GenStageInRelease: 1, GenReleaseOfStage: 0, GenTrueFalse: 1} {
+		if counts[gen] != want {
+			t.Errorf("%s questions about Immutable Widgets/Sprockets = %d, want %d (%v)", gen, counts[gen], want, counts)
 		}
 	}
 }
@@ -789,42 +799,41 @@ func articleDoc(sections ...[2]string) string {
 // feature in an earlier release.
 func TestAlphaWording(t *testing.T) {
 	tests := []struct {
-		name        string
-		doc         string
-		lang        string
-		feature     string
-		wantFact    string // in the true_false explanation; "" for no stage question at all
-		wantRelease bool   // a release_of_stage question
+		name     string
+		doc      string
+		lang     string
+		feature  string
+		wantFact string // in the true_false explanation; "" for no stage question at all
 	}{
 		{
 			"heading, section names an earlier release",
 			articleDoc([2]string{"Alpha: WidgetQoS", "WidgetQoS は cgroup v2 の設定を使ってウィジェットのメモリを回収から守る機能です。\n1.39 以前は WidgetQoS feature gate を有効化すると一律で保護されていましたが、1.40 では widgetPolicy でこの挙動を選べるようになりました。"}),
-			LangJapanese, "WidgetQoS", "", false,
+			LangJapanese, "WidgetQoS", "",
 		},
 		{
 			"heading, nothing earlier",
 			articleDoc([2]string{"Alpha: GizmoPool", "GizmoPool は、スケジューラが Pod のギズモ要求をまとめてから Node を選ぶ機能です。 Pod ごとの要求を一つのプールとして扱います。"}),
-			LangJapanese, "GizmoPool", "v1.40 で GizmoPool は alpha だった", false,
+			LangJapanese, "GizmoPool", "v1.40 で GizmoPool は alpha だった",
 		},
 		{
 			"heading, section says new",
 			articleDoc([2]string{"Alpha: SprocketCache", "SprocketCache は kubelet がスプロケットのキャッシュをコンテナランタイムと同期する新規の機能です。 再起動してもキャッシュが失われません。"}),
-			LangJapanese, "SprocketCache", "v1.40 で SprocketCache は alpha として導入された", true,
+			LangJapanese, "SprocketCache", "v1.40 で SprocketCache は alpha として導入された",
 		},
 		{
 			"second alpha",
 			upstreamDoc("1.40", 4001, "The `WidgetGate` feature is being released as a second Alpha in Kubernetes 1.40. Widget probes now report through the kubelet."),
-			LangEnglish, "WidgetGate", "WidgetGate was alpha in v1.40", false,
+			LangEnglish, "WidgetGate", "WidgetGate was alpha in v1.40",
 		},
 		{
 			"added alpha",
 			upstreamDoc("1.40", 4001, sentGizmoAlpha),
-			LangEnglish, "GizmoPool", "In v1.40, GizmoPool was introduced as alpha", true,
+			LangEnglish, "GizmoPool", "In v1.40, GizmoPool was introduced as alpha",
 		},
 		{
 			"now available as alpha",
 			upstreamDoc("1.40", 4001, "The `WidgetGate` feature gate is now available as alpha (off by default)."),
-			LangJapanese, "WidgetGate", "v1.40 で WidgetGate は alpha だった", false,
+			LangJapanese, "WidgetGate", "v1.40 で WidgetGate は alpha だった",
 		},
 	}
 	for _, tt := range tests {
@@ -860,8 +869,10 @@ func TestAlphaWording(t *testing.T) {
 			if len(facts) == 0 || !strings.Contains(facts[0], tt.wantFact) {
 				t.Errorf("stage explanations %q, want %q", facts, tt.wantFact)
 			}
-			if release != tt.wantRelease {
-				t.Errorf("release_of_stage question %v, want %v", release, tt.wantRelease)
+			// The one release these documents know is the deck's: no
+			// release question asks for it.
+			if release {
+				t.Errorf("a release_of_stage question whose answer is the deck's release")
 			}
 		})
 	}
@@ -1547,7 +1558,7 @@ func TestRemovalDatedBeforeItsPromotion(t *testing.T) {
 		removed        string // the release asked for the removal, or ""
 	}{
 		{"garbled", "The feature gates `WidgetSync` is graduated to GA and were unconditionally enabled have been removed in v1.37.", ""},
-		{"in order", "Removed the `WidgetSync` feature gate, which graduated to GA in v1.37.", "1.40"},
+		{"in order", "Removed the `WidgetSync` feature gate, which graduated to GA in v1.37.", ""}, // 1.40 is the deck's
 	}
 	for _, tt := range tests {
 		doc := parse(t, upstreamKindDoc("1.40", kindCleanup, 4001, tt.sentence))

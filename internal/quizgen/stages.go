@@ -464,16 +464,28 @@ func (r *run) provenance(gen string, e *changelog.Entry, feature string, stage c
 	return p
 }
 
-// releaseOfStage asks in which release a feature reached a stage. The
-// timeline must know exactly one release where it did; the wrong choices
-// are nearby releases where it did not.
+// releaseOfStage asks in which release a feature reached a stage other
+// than one of the document's own release: its answer is never the deck's
+// release, which the deck's title gives away. It asks of a stage the
+// document recalls ("1.31 で alpha、1.33 で beta") and of the stages the
+// timeline knows of a feature the document changes ("ImageVolume went GA
+// in v1.36: which release introduced it as alpha?"). The timeline must
+// know exactly one release where the feature reached the stage; the wrong
+// choices are releases of the feature's other stages first, then nearby
+// releases where it did not reach it, before the document's release when
+// the stage comes before the one the document gives.
 func (r *run) releaseOfStage() {
+	docRel, err := changelog.NormalizeRelease(r.doc.Release)
+	if err != nil {
+		return
+	}
 	type cand struct {
 		e   *changelog.Entry
 		sc  changelog.StageChange
 		rel string
 	}
 	var cands []cand
+	// Stages the document itself states for another release.
 	for i := range r.doc.Entries {
 		if r.stopped() {
 			return
@@ -484,7 +496,7 @@ func (r *run) releaseOfStage() {
 				continue
 			}
 			rel, err := changelog.NormalizeRelease(sc.Release)
-			if err != nil || !r.stageSubject(e, sc) {
+			if err != nil || rel == docRel || !r.stageSubject(e, sc) {
 				continue
 			}
 			if r.onlyRelease(sc.Feature, sc.Stage) != rel || r.noStep(e, sc, rel) {
@@ -509,6 +521,30 @@ func (r *run) releaseOfStage() {
 			cands = append(cands, cand{e, sc, rel})
 		}
 	}
+	// The other stages the timeline knows of the features the document
+	// changes.
+	given := map[string]stageFact{}
+	for _, f := range r.stageFacts() {
+		if r.stopped() {
+			return
+		}
+		k := factKey(f.sc.Feature)
+		if _, ok := given[k]; ok {
+			continue
+		}
+		given[k] = f
+		for _, ev := range r.history(f.sc.Feature) {
+			if ev.Revert || !askable(ev.Stage) || changelog.CompareReleases(ev.Release, docRel) == 0 ||
+				r.onlyRelease(f.sc.Feature, ev.Stage) != ev.Release {
+				continue
+			}
+			if _, held := r.lang.held[ev.Stage]; held && !reIntroduced.MatchString(ev.Evidence) {
+				continue
+			}
+			sc := changelog.StageChange{Feature: f.sc.Feature, Stage: ev.Stage, Release: ev.Release, PR: ev.PR, Source: "timeline", Evidence: ev.Evidence}
+			cands = append(cands, cand{f.e, sc, ev.Release})
+		}
+	}
 	cands = best(cands,
 		func(c cand) string { return factKey(c.sc.Feature) + "\x00" + string(c.sc.Stage) },
 		func(c cand) int { return factScore(c.e, c.sc) })
@@ -519,19 +555,28 @@ func (r *run) releaseOfStage() {
 		}
 		feature, stage, rel := c.sc.Feature, c.sc.Stage, c.rel
 		id := extID(GenReleaseOfStage, r.doc.Key, c.e.Key, feature, string(stage))
-		wrong := r.releaseDistractors(feature, stage, rel, id)
+		g, hasGiven := given[factKey(feature)]
+		before := ""
+		if hasGiven && maturity(stage) < maturity(g.sc.Stage) && changelog.CompareReleases(rel, docRel) < 0 {
+			before = docRel // asked of an earlier step: it came before the document's
+		}
+		wrong := r.timelineDistractors(feature, stage, rel, before, id)
 		if len(wrong) < 3 {
 			continue
 		}
 		choices := append([]string{rel}, wrong...)
 		slices.SortFunc(choices, changelog.CompareReleases)
-		prs := citedPRs(c.e, c.sc, changelog.CompareReleases(rel, r.doc.Release) == 0)
+		prs := citedPRs(c.e, c.sc, false)
 		named := r.named(feature, stage)
+		prompt := l.releaseQuestion(named, stage)
+		if hasGiven {
+			prompt = l.releaseQuestionGiven(r.named(feature, g.sc.Stage), g.sc.Stage, docRel, named, stage)
+		}
 		expl := r.withHistory(l, l.sentence(l.fact(rel, named, stage, true), prs), feature)
 		q := quiz.Question{
 			ExtID:       id,
 			Type:        quiz.SingleChoice,
-			Prompt:      l.releaseQuestion(named, stage),
+			Prompt:      prompt,
 			Choices:     choices,
 			Answer:      rel,
 			Explanation: expl,
@@ -541,6 +586,41 @@ func (r *run) releaseOfStage() {
 		r.add(Generated{Question: q, Provenance: r.provenance(GenReleaseOfStage, c.e, feature, stage, rel)},
 			factKey(feature)+"\x00"+string(stage))
 	}
+}
+
+// timelineDistractors returns three wrong releases for a feature's stage:
+// the releases of its other stages first (real releases of the feature,
+// none where it reached the stage), then nearby releases as
+// releaseDistractors gives them; before, when set, is a release the
+// answer must come before, and no choice is at or after it.
+func (r *run) timelineDistractors(feature string, stage changelog.Stage, answer, before, seed string) []string {
+	var out []string
+	seen := map[string]bool{answer: true}
+	ok := func(rel string) bool {
+		return !seen[rel] && (before == "" || changelog.CompareReleases(rel, before) < 0)
+	}
+	for _, ev := range r.history(feature) {
+		if rel := ev.Release; ok(rel) && !reached(ev.Stage, stage) {
+			seen[rel] = true
+			out = append(out, rel)
+		}
+	}
+	if len(out) > 3 {
+		slices.SortFunc(out, func(a, b string) int { return cmp.Compare(hash64(seed, "timeline", a), hash64(seed, "timeline", b)) })
+		out = out[:3]
+	}
+	if len(out) < 3 {
+		for _, rel := range r.releaseDistractors(feature, stage, answer, seed, before) {
+			if len(out) == 3 {
+				break
+			}
+			if ok(rel) {
+				seen[rel] = true
+				out = append(out, rel)
+			}
+		}
+	}
+	return out
 }
 
 // statedStages returns the stages the document gives a feature in a
@@ -593,7 +673,7 @@ func (r *run) onlyRelease(feature string, stage changelog.Stage) string {
 // releaseDistractors returns up to three releases near answer in which the
 // feature did not reach stage. How many come after the answer is picked
 // from seed, so that the answer is not always the newest choice.
-func (r *run) releaseDistractors(feature string, stage changelog.Stage, answer, seed string) []string {
+func (r *run) releaseDistractors(feature string, stage changelog.Stage, answer, seed, before string) []string {
 	major, minor, ok := changelog.ParseRelease(answer)
 	if !ok {
 		return nil
@@ -606,14 +686,17 @@ func (r *run) releaseDistractors(feature string, stage changelog.Stage, answer, 
 	}
 	// Later releases go up to one past the newest the timeline knows.
 	_, newestMinor, _ := changelog.ParseRelease(r.newestRelease())
-	var before, after []string
-	for d := 1; d <= 3; d++ {
+	var earlier, after []string
+	for d := 1; d <= 6 && len(earlier) < 3; d++ {
 		if m := minor - d; m >= 0 {
 			if rel := strconv.Itoa(major) + "." + strconv.Itoa(m); !bad[rel] {
-				before = append(before, rel)
+				earlier = append(earlier, rel)
 			}
 		}
-		if rel := strconv.Itoa(major) + "." + strconv.Itoa(minor+d); !bad[rel] && minor+d <= newestMinor+1 {
+	}
+	for d := 1; d <= 3; d++ {
+		if rel := strconv.Itoa(major) + "." + strconv.Itoa(minor+d); !bad[rel] && minor+d <= newestMinor+1 &&
+			(before == "" || changelog.CompareReleases(rel, before) < 0) {
 			after = append(after, rel)
 		}
 	}
@@ -622,8 +705,8 @@ func (r *run) releaseDistractors(feature string, stage changelog.Stage, answer, 
 	for i := 0; i < len(after) && i < nAfter; i++ {
 		out = append(out, after[i])
 	}
-	for i := 0; i < len(before) && len(out) < 3; i++ {
-		out = append(out, before[i])
+	for i := 0; i < len(earlier) && len(out) < 3; i++ {
+		out = append(out, earlier[i])
 	}
 	for i := nAfter; i < len(after) && len(out) < 3; i++ {
 		out = append(out, after[i])
@@ -789,7 +872,7 @@ func (r *run) wrongRelease(f stageFact, h uint64) string {
 	if r.onlyRelease(f.sc.Feature, f.sc.Stage) != f.release {
 		return f.release
 	}
-	rs := r.releaseDistractors(f.sc.Feature, f.sc.Stage, f.release, strconv.FormatUint(h, 16))
+	rs := r.releaseDistractors(f.sc.Feature, f.sc.Stage, f.release, strconv.FormatUint(h, 16), "")
 	if len(rs) == 0 {
 		return f.release
 	}
