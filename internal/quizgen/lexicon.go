@@ -296,6 +296,23 @@ func (l *lexicon) answerIs(answer, from string, prs []int) string {
 	return l.sentence("The answer is "+answer+". Source: "+from, prs)
 }
 
+// clozePrompt opens a cloze with a question in the deck's language and
+// quotes the sentence, its gap in place.
+func (l *lexicon) clozePrompt(quote string, cat category) string {
+	if l.ja() {
+		return jaJoin("次の文の空欄に入る", l.clozeNoun(cat)) + "は?\n\n「" + quote + "」"
+	}
+	return "Which " + l.clozeNoun(cat) + " fills the blank?\n\n\u201c" + quote + "\u201d"
+}
+
+// clozeNoun names what fills a cloze's gap.
+func (l *lexicon) clozeNoun(cat category) string {
+	if cat == catGate {
+		return "feature gate" // the word both languages use
+	}
+	return l.kindNoun(cat)
+}
+
 func (l *lexicon) gapIs(answer, from string, prs []int) string {
 	if l.ja() {
 		return l.sentence("空欄に入るのは "+answer+"。出典: "+from, prs)

@@ -690,6 +690,23 @@ func informative(text string) bool {
 	if strings.Contains(t, "#") {
 		t = rePRRef.ReplaceAllString(t, " ")
 	}
+	n := contentLetters(t)
+	if hasJapanese(text) {
+		return n >= 12
+	}
+	return n >= 40
+}
+
+// contentLetters counts the letters and digits of a text outside masks,
+// links, PR references, hiragana and the words every stage change uses.
+func contentLetters(text string) int {
+	t := strings.ReplaceAll(text, maskToken, " ")
+	if strings.Contains(t, "http") {
+		t = reURL.ReplaceAllString(t, " ")
+	}
+	if strings.Contains(t, "#") {
+		t = rePRRef.ReplaceAllString(t, " ")
+	}
 	t = boilerplateJa.Replace(t)
 	n := 0
 	for _, w := range strings.FieldsFunc(t, func(r rune) bool {
@@ -699,10 +716,7 @@ func informative(text string) bool {
 			n += utf8.RuneCountInString(w)
 		}
 	}
-	if hasJapanese(text) {
-		return n >= 12
-	}
-	return n >= 40
+	return n
 }
 
 // reStageWords finds stage words in a text: which stages it mentions.

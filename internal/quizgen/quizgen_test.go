@@ -84,8 +84,9 @@ func TestOneFeatureHasNoDescriptionQuestion(t *testing.T) {
 	if n := rep.Counts()[GenFeatureFromDescription]; n != 0 {
 		t.Errorf("feature_from_description questions = %d, want 0 without distractors", n)
 	}
-	if n := rep.Counts()[GenCloze]; n != 1 {
-		t.Errorf("cloze questions = %d, want 1", n)
+	// The one sentence that names it says only that it was promoted.
+	if n := rep.Counts()[GenCloze]; n != 0 {
+		t.Errorf("cloze questions = %d, want 0", n)
 	}
 }
 
@@ -755,7 +756,7 @@ func TestClozeBraces(t *testing.T) {
 	}{
 		{"placeholder next to the term", "Removed the `WidgetGate` feature gate and the directory {WidgetGate}/plugins it watched.", 0},
 		{"braces elsewhere", "Promoted the `WidgetGate` feature gate to GA; it now fills {spec.widgets} for every pod.", 0},
-		{"no braces", "Promoted the `WidgetGate` feature gate to GA; it now fills the widget list for every pod.", 1},
+		{"no braces", "Promoted the `WidgetGate` feature gate to GA; it now fills the sprocket list for every pod.", 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -889,7 +890,9 @@ func TestClozeGapForms(t *testing.T) {
 		{"inside a flag", "Promoted the `WidgetGate` feature gate to GA. Set --show-widget-gate to see it in the output of kubectl.", nil},
 		{"prefix of a flag", "Promoted the `WidgetGate` feature gate to GA. The kubelet reads --widget-gate-period for how often to check it.", nil},
 		{"end of an API path", "Promoted the `WidgetGate` feature gate to GA; the widgets.k8s.io/v1alpha1/WidgetGate objects are deprecated.", nil},
-		{"words apart", "Promoted the `WidgetGate` feature gate to GA. Widget Gate settings now apply to every pod in the cluster.", []string{"WidgetGate|Widget Gate", "Widget Gate|WidgetGate"}},
+		// The first sentence says only that it was promoted: the second
+		// is quoted.
+		{"words apart", "Promoted the `WidgetGate` feature gate to GA. Widget Gate settings now apply to every pod in the cluster.", []string{"Widget Gate|WidgetGate"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -1308,7 +1311,7 @@ func TestRevertedEntriesNotQuoted(t *testing.T) {
 	quoting := func(gen string) bool {
 		return gen == GenCloze || gen == GenFeatureFromDescription || gen == GenFlashcard
 	}
-	const seedEntry = "  • WidgetKubeQuota feature gate を GA に昇格させた。Pod ごとの widget の数を上限で抑えられるようになった。 (#900010、@dev) [sig/node]\n"
+	const seedEntry = "  • WidgetKubeQuota feature gate を GA に昇格させ、Pod ごとの widget の数を上限で抑えられるようにした。 (#900010、@dev) [sig/node]\n"
 	seeds := []struct {
 		name string
 		note string
@@ -1430,9 +1433,9 @@ func TestClozeOfARepeatedEntry(t *testing.T) {
 // same name do not take each other back.
 func TestClozeFiltersBeforeTemplates(t *testing.T) {
 	doc := parse(t, "Kubernetes 1.40: SIG-Node の変更内容\n\nFeature\n\n"+
-		"  • WidgetAlpha feature gate を GA に昇格させた。 (#900030、@dev) [sig/node]\n"+
+		"  • WidgetAlpha feature gate を GA に昇格させ、Pod ごとの widget の数を上限で抑えられるようにした。 (#900030、@dev) [sig/node]\n"+
 		"    • 最終的な結論を見る限りこのリリースノートは嘘です。\n"+
-		"  • WidgetBeta feature gate を GA に昇格させた。 (#900031、@dev) [sig/node]\n"+
+		"  • WidgetBeta feature gate を GA に昇格させ、Pod ごとの widget の数を上限で抑えられるようにした。 (#900031、@dev) [sig/node]\n"+
 		"  • CRI API の widget_id フィールドの追加を revert した。 (#900032、@dev) [sig/node]\n"+
 		"  • widget_id フィールドを使う kubelet のコードも revert した。 (#900033、@dev) [sig/node]\n")
 	tl, err := changelog.NewTimeline(doc)

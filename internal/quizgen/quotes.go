@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"kubequiz/internal/changelog"
@@ -14,10 +15,9 @@ import (
 
 // Limits on quoted text, in characters.
 const (
-	maxClozeText       = 500
+	maxClozeText       = 300
 	maxDescriptionText = 600
 	maxFlashcardBack   = 800
-	maxClozeGaps       = 3
 )
 
 // textKind reports whether entries of a kind are about a feature itself
@@ -96,17 +96,35 @@ func inNameList(text string, start, end int) bool {
 	return reListAfter.MatchString(text[end:]) || reListBefore.MatchString(text[:start])
 }
 
-// cloze blanks the key term of an entry in its text.
+// clozeKind reports whether names of a category are single distinctive
+// tokens a cloze may blank: a gate, a flag, a configuration field, a
+// metric, a cgroup file. A feature named in words, an API version or an
+// identifier the entry does not call a feature is none.
+func clozeKind(c category) bool {
+	switch c {
+	case catGate, catFlag, catConfig, catMetric, catCgroup:
+		return true
+	}
+	return false
+}
+
+// cloze blanks the key term of an entry in one sentence of its text: the
+// sentence must name the term once, and say enough else to tell which
+// term it is ("Added the ____ flag for configuring TLS key exchange
+// mechanism"), not only that something changed ("Promoted the ____
+// feature gate to GA"). The question opens with a question in the deck's
+// language and quotes the sentence as it is written.
 func (r *run) cloze() {
 	type gapped struct {
-		e                         *changelog.Entry
-		feature, prompt, firstGap string
+		e                     *changelog.Entry
+		feature, match, quote string
+		cat                   category
 	}
 	var cands []gapped
-	// templates holds the answers of each text with its gaps blanked: when
-	// two entries read the same ("Graduated ____ to beta.") with other
-	// answers, either answer fills either gap, and neither is asked. An
-	// entry listed twice (under two PRs) is asked once.
+	// templates holds the answers of each sentence with its gap blanked:
+	// when two entries read the same ("Graduated ____ to beta.") with
+	// other answers, either answer fills either gap, and neither is
+	// asked. An entry listed twice (under two PRs) is asked once.
 	templates := map[string]map[string]bool{}
 	for i := range r.doc.Entries {
 		if r.stopped() {
@@ -114,63 +132,47 @@ func (r *run) cloze() {
 		}
 		e := &r.doc.Entries[i]
 		feature := focusOf(e)
-		if feature == "" || !r.categoryOf(e, feature).staged() {
-			continue // no feature, or a type or function name rather than a feature
+		if feature == "" {
+			continue
+		}
+		cat := r.categoryOf(e, feature)
+		if !clozeKind(cat) {
+			continue // no single token, or a type or function name rather than a feature
 		}
 		if !textKind(e.Kind) && !changesStage(e, feature) || !r.usable(e, GenCloze) {
 			continue // usable before the templates are counted: a text left out blocks no other
 		}
-		text := cleanText(e.Text)
-		// Gaps are written in braces, so a brace of the text itself
-		// ("{kubelet_root_dir}/plugins") would merge with a gap beside it
-		// and hide part of the answer, or make one of its own.
-		if strings.ContainsAny(text, "{}") || utf8.RuneCountInString(text) > maxClozeText {
+		sent, loc, ok := r.clozeSentence(cleanText(e.Text), feature)
+		if !ok {
 			continue
 		}
-		locs := r.maskPattern(feature).FindAllStringIndex(text, -1)
-		if len(locs) == 0 || len(locs) > maxClozeGaps || slices.ContainsFunc(locs, func(l []int) bool { return !atWordEdges(text, l[0], l[1]) }) {
-			continue // no gap, too many, or one inside a longer word
-		}
-		if slices.ContainsFunc(locs, func(l []int) bool { return inNameList(text, l[0], l[1]) }) {
-			continue // any name of the list fits the gap as well
-		}
-		var b strings.Builder
-		last := 0
-		for _, loc := range locs {
-			match := text[loc[0]:loc[1]]
-			b.WriteString(text[last:loc[0]])
-			b.WriteString("{{" + strings.Join(append([]string{match}, alternatives(match, feature)...), "|") + "}}")
-			last = loc[1]
-		}
-		b.WriteString(text[last:])
-		prompt := b.String()
-		blank := quiz.ClozeText(prompt)
-		if givesAway(blank, feature) || letterCount(strings.ReplaceAll(blank, quiz.ClozeBlank, "")) < 6 {
-			continue
-		}
+		blank := sent[:loc[0]] + quiz.ClozeBlank + sent[loc[1]:]
 		if templates[blank] == nil {
 			templates[blank] = map[string]bool{}
 		}
 		templates[blank][changelog.FeatureKey(feature)] = true
-		cands = append(cands, gapped{e: e, feature: feature, prompt: prompt, firstGap: text[locs[0][0]:locs[0][1]]})
+		match := sent[loc[0]:loc[1]]
+		gap := "{{" + strings.Join(append([]string{match}, alternatives(match, feature)...), "|") + "}}"
+		cands = append(cands, gapped{e: e, feature: feature, match: match, quote: sent[:loc[0]] + gap + sent[loc[1]:], cat: cat})
 	}
 	asked := map[string]bool{}
 	for _, c := range cands {
 		if r.stopped() {
 			return
 		}
-		blank := quiz.ClozeText(c.prompt)
+		blank := quiz.ClozeText(c.quote)
 		if len(templates[blank]) > 1 || asked[blank] {
 			continue
 		}
 		asked[blank] = true
-		e, feature, prompt := c.e, c.feature, c.prompt
+		e, feature := c.e, c.feature
 		prs := positivePRs(e.PRs)
+		l := r.lang // the deck's language; the sentence is quoted as it is
+		prompt := l.clozePrompt(c.quote, c.cat)
 		if refs := prRefs(prs); refs != "" {
 			prompt += " (" + refs + ")"
 		}
-		l := r.lang // the deck's language; the text is quoted as it is
-		expl := r.withHistory(l, l.gapIs(c.firstGap, r.documentLabel(l), prs), feature)
+		expl := r.withHistory(l, l.gapIs(c.match, r.documentLabel(l), prs), feature)
 		q := quiz.Question{
 			ExtID:       extID(GenCloze, r.doc.Key, e.Key, feature, ""),
 			Type:        quiz.Cloze,
@@ -181,6 +183,73 @@ func (r *run) cloze() {
 		}
 		r.add(Generated{Question: q, Provenance: r.provenance(GenCloze, e, feature, "", "")}, e.Key)
 	}
+}
+
+// clozeSentence finds the sentence of text a cloze quotes: the first that
+// names the term once, as a word of its own and not as one of a list of
+// names, with no brace (gaps are written in braces), no longer than
+// maxClozeText, and that with the term blanked neither gives it away nor
+// says too little to tell it (identifying). loc is where the term is in
+// the sentence.
+func (r *run) clozeSentence(text, feature string) (sent string, loc []int, ok bool) {
+	for _, span := range sentenceSpans(text) {
+		sent := strings.TrimSpace(text[span[0]:span[1]])
+		if strings.ContainsAny(sent, "{}") || utf8.RuneCountInString(sent) > maxClozeText {
+			continue
+		}
+		locs := r.maskPattern(feature).FindAllStringIndex(sent, -1)
+		if len(locs) != 1 || !atWordEdges(sent, locs[0][0], locs[0][1]) || inNameList(sent, locs[0][0], locs[0][1]) {
+			continue
+		}
+		blank := sent[:locs[0][0]] + quiz.ClozeBlank + sent[locs[0][1]:]
+		if r.givesAwayTokens(blank, []string{feature}) || !identifying(blank) {
+			continue
+		}
+		return sent, locs[0], true
+	}
+	return "", nil, false
+}
+
+// sentenceSpans cuts a text into sentences: at "。", at a line break, and
+// at a full stop followed by a space and no lower-case letter (not "e.g.
+// the").
+func sentenceSpans(text string) [][2]int {
+	var out [][2]int
+	start := 0
+	for i := 0; i < len(text); i++ {
+		end := -1
+		switch {
+		case text[i] == '\n':
+			end = i
+		case strings.HasPrefix(text[i:], "。"):
+			end = i + len("。")
+		case text[i] == '.' && i+1 < len(text) && text[i+1] == ' ' && !reAbbrevEnd.MatchString(text[:i+1]) &&
+			(i+2 >= len(text) || !unicode.IsLower(rune(text[i+2]))):
+			end = i + 1
+		}
+		if end < 0 {
+			continue
+		}
+		if strings.TrimSpace(text[start:end]) != "" {
+			out = append(out, [2]int{start, end})
+		}
+		start = end
+	}
+	if strings.TrimSpace(text[start:]) != "" {
+		out = append(out, [2]int{start, len(text)})
+	}
+	return out
+}
+
+// identifying reports whether a sentence with its term blanked still says
+// enough to tell which term it is: words beyond those every stage change
+// uses (see informative), fewer than a description needs.
+func identifying(blanked string) bool {
+	n := contentLetters(blanked)
+	if hasJapanese(blanked) {
+		return n >= 10
+	}
+	return n >= 20
 }
 
 // concept is a changelog.Concept with what the generators need alongside.

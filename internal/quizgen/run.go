@@ -199,6 +199,9 @@ func (r *run) add(g Generated, fact string) {
 		}
 		r.seen[k] = true
 	}
+	if givesAnswer(g.Question) {
+		return // the prompt would tell the answer
+	}
 	if err := g.Question.Validate(); err != nil {
 		r.dropped = append(r.dropped, Dropped{Provenance: g.Provenance, ExtID: g.Question.ExtID, Reason: err.Error()})
 		return
