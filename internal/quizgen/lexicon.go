@@ -300,7 +300,7 @@ func (l *lexicon) answerIs(answer, from string, prs []int) string {
 // quotes the sentence, its gap in place.
 func (l *lexicon) clozePrompt(quote string, cat category) string {
 	if l.ja() {
-		return jaJoin("次の文の空欄に入る", l.clozeNoun(cat)) + "は?\n\n「" + quote + "」"
+		return jaJoin(jaJoin("次の文の空欄に入る", l.clozeNoun(cat)), "は?") + "\n\n「" + quote + "」"
 	}
 	return "Which " + l.clozeNoun(cat) + " fills the blank?\n\n\u201c" + quote + "\u201d"
 }

@@ -155,7 +155,12 @@ func (r *run) typeCategory(t changelog.MentionType, e *changelog.Entry, feature 
 		return catMetric
 	case changelog.MentionAPIVersion:
 		return catAPI
-	case changelog.MentionConfigField, changelog.MentionFieldPath:
+	case changelog.MentionConfigField:
+		return catConfig
+	case changelog.MentionFieldPath:
+		if last := feature[strings.LastIndexByte(feature, '.')+1:]; last != "" && unicode.IsUpper(firstRune(last)) {
+			return catIdent // "fake.NewClientset", "metav1.FieldsV1": code of a Go package
+		}
 		return catConfig
 	case changelog.MentionCgroupFile:
 		return catCgroup

@@ -181,8 +181,20 @@ func (r *run) cloze() {
 			Source:      r.source(e, kindName(e.Kind)),
 			Tags:        []string{feature, GenCloze},
 		}
-		r.add(Generated{Question: q, Provenance: r.provenance(GenCloze, e, feature, "", "")}, e.Key)
+		// One cloze per term: a gate that guards five changes ("… behind
+		// the TopologyAwareWorkloadScheduling feature gate") is asked
+		// once, from its first entry.
+		r.add(Generated{Question: q, Provenance: r.provenance(GenCloze, e, feature, "", "")}, changelog.FeatureKey(feature))
 	}
+}
+
+// commonEntryWords say nothing of which term an entry is about.
+var commonEntryWords = map[string]bool{
+	"when": true, "that": true, "which": true, "can": true, "will": true, "also": true, "from": true, "at": true,
+	"into": true, "following": true, "enhancements": true, "enhancement": true, "changes": true, "change": true,
+	"behavior": true, "behaviour": true, "functionality": true, "users": true, "user": true, "use": true,
+	"using": true, "used": true, "new": true, "now": true, "activates": true, "action": true, "required": true,
+	"its": true, "their": true, "other": true, "more": true, "no": true, "not": true, "only": true,
 }
 
 // clozeSentence finds the sentence of text a cloze quotes: the first that
@@ -202,8 +214,21 @@ func (r *run) clozeSentence(text, feature string) (sent string, loc []int, ok bo
 			continue
 		}
 		blank := sent[:locs[0][0]] + quiz.ClozeBlank + sent[locs[0][1]:]
-		if r.givesAwayTokens(blank, []string{feature}) || !identifying(blank) {
-			continue
+		if r.givesAwayTokens(blank, []string{feature}) || !identifying(blank) || strings.HasSuffix(sent, ":") || strings.HasSuffix(sent, "：") {
+			continue // given away, telling too little, or introducing a list it does not hold
+		}
+		// The sentences before it, when they fit and do not name the
+		// term, set the scene: "The section is omitted … when ____ is
+		// absent" says more after the sentence that adds the section.
+		if lead := strings.TrimSpace(text[:span[0]]); lead != "" && !strings.Contains(lead, "\n") &&
+			utf8.RuneCountInString(lead)+1+utf8.RuneCountInString(sent) <= maxClozeText &&
+			len(r.maskPattern(feature).FindAllStringIndex(lead, -1)) == 0 && !r.givesAwayTokens(lead+" "+blank, []string{feature}) {
+			sep := " "
+			if strings.HasSuffix(lead, "。") {
+				sep = ""
+			}
+			shift := len(lead) + len(sep)
+			return lead + sep + sent, []int{locs[0][0] + shift, locs[0][1] + shift}, true
 		}
 		return sent, locs[0], true
 	}
@@ -243,9 +268,15 @@ func sentenceSpans(text string) [][2]int {
 
 // identifying reports whether a sentence with its term blanked still says
 // enough to tell which term it is: words beyond those every stage change
-// uses (see informative), fewer than a description needs.
+// uses (see informative) and beyond the commonest ones of any entry,
+// fewer than a description needs.
 func identifying(blanked string) bool {
-	n := contentLetters(blanked)
+	n := 0
+	for _, w := range strings.FieldsFunc(blanked, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		if !commonEntryWords[strings.ToLower(w)] {
+			n += contentLetters(w)
+		}
+	}
 	if hasJapanese(blanked) {
 		return n >= 10
 	}
