@@ -39,6 +39,7 @@ type run struct {
 	gates        map[string]bool                              // isGate, per name
 	gateTexts    *gateTexts                                   // the texts isGate searches, once indexed
 	merged       map[*changelog.Entry][]changelog.StageChange // stages, per entry
+	texts        map[*changelog.Entry]string                  // entryText, per entry
 	newest       *string                                      // newest release in the timeline, once found
 	seen         map[string]bool                              // facts already asked, per generator
 	ids          map[string]bool
@@ -62,9 +63,9 @@ func newRun(ctx context.Context, doc *changelog.Document, tl *changelog.Timeline
 		steady:       map[string]steady{},
 		masks:        map[string]*namePattern{},
 		merged:       map[*changelog.Entry][]changelog.StageChange{},
+		texts:        map[*changelog.Entry]string{},
 		cats:         map[string]category{},
 		featureWords: map[string]bool{},
-		distractors:  map[string][]changelog.Stage{},
 		gates:        map[string]bool{},
 		seen:         map[string]bool{},
 		ids:          map[string]bool{},
@@ -407,6 +408,17 @@ func prRefs(prs []int) string {
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// entryText is entryText, made once per entry: the questions of an entry
+// share it.
+func (r *run) entryText(e *changelog.Entry) string {
+	t, ok := r.texts[e]
+	if !ok {
+		t = entryText(e)
+		r.texts[e] = t
+	}
+	return t
 }
 
 // entryText is the entry's text followed by its notes, for previews.

@@ -131,7 +131,7 @@ type stageFact struct {
 	sc      changelog.StageChange
 	release string
 	cat     category
-	ev      changelog.Event // the timeline's state of the feature in release
+	evStage changelog.Stage // the timeline's state of the feature in release
 	// intro: the entry says the feature is new, so an alpha stage is its
 	// introduction (see introduced).
 	intro bool
@@ -277,7 +277,7 @@ func (r *run) findStageFacts() []stageFact {
 			if r.noStep(e, sc, rel) {
 				continue // a stage reached before, or a statement that is no change
 			}
-			cands = append(cands, stageFact{e: e, sc: sc, release: rel, cat: cat, ev: ev, intro: r.introduced(e, sc, rel)})
+			cands = append(cands, stageFact{e: e, sc: sc, release: rel, cat: cat, evStage: ev.Stage, intro: r.introduced(e, sc, rel)})
 		}
 	}
 	return best(cands,
@@ -337,16 +337,6 @@ func (r *run) isGate(feature string) bool {
 // the entry's text talks about, and for a deprecation or removal none is a
 // stage the feature held before.
 func (r *run) stageDistractors(f stageFact) []changelog.Stage {
-	k := f.e.Key + "\x00" + changelog.FeatureKey(f.sc.Feature)
-	if ds, ok := r.distractors[k]; ok {
-		return ds
-	}
-	ds := r.findStageDistractors(f)
-	r.distractors[k] = ds
-	return ds
-}
-
-func (r *run) findStageDistractors(f stageFact) []changelog.Stage {
 	answer := f.sc.Stage
 	pref := distractorPreference[answer]
 	if !f.cat.gateLike() {
@@ -381,7 +371,7 @@ func (r *run) findStageDistractors(f stageFact) []changelog.Stage {
 	}
 	var out []changelog.Stage
 	for _, d := range pref {
-		if overlaps(answer, d) || overlaps(f.ev.Stage, d) || mentioned[d] || held[d] {
+		if overlaps(answer, d) || overlaps(f.evStage, d) || mentioned[d] || held[d] {
 			continue
 		}
 		out = append(out, d)
@@ -459,7 +449,7 @@ func (r *run) provenance(gen string, e *changelog.Entry, feature string, stage c
 	if e != nil {
 		p.Entry = e.Key
 		p.PRs = positivePRs(e.PRs)
-		p.SourceText = entryText(e)
+		p.SourceText = r.entryText(e)
 	}
 	return p
 }
@@ -1196,10 +1186,15 @@ func (r *run) steadyHistory(feature string) (events []changelog.Event, consisten
 		}
 		i = j
 	}
-	for _, ev := range r.history(feature) {
-		if !drop[ev.Release] {
-			events = append(events, ev)
+	events = r.history(feature)
+	if len(drop) > 0 {
+		var kept []changelog.Event
+		for _, ev := range events {
+			if !drop[ev.Release] {
+				kept = append(kept, ev)
+			}
 		}
+		events = kept
 	}
 	forward = consistent
 	for j, ev := range events {
