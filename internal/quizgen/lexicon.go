@@ -297,18 +297,24 @@ func (l *lexicon) answerIs(answer, from string, prs []int) string {
 }
 
 // clozePrompt opens a cloze with a question in the deck's language and
-// quotes the sentence, its gap in place.
-func (l *lexicon) clozePrompt(quote string, cat category) string {
+// quotes the sentence, its gap in place. gate says the document calls the
+// term a feature gate.
+func (l *lexicon) clozePrompt(quote string, cat category, gate bool) string {
 	if l.ja() {
-		return jaJoin(jaJoin("次の文の空欄に入る", l.clozeNoun(cat)), "は?") + "\n\n「" + quote + "」"
+		return jaJoin(jaJoin("次の文の空欄に入る", l.clozeNoun(cat, gate)), "は?") + "\n\n「" + quote + "」"
 	}
-	return "Which " + l.clozeNoun(cat) + " fills the blank?\n\n\u201c" + quote + "\u201d"
+	return "Which " + l.clozeNoun(cat, gate) + " fills the blank?\n\n\u201c" + quote + "\u201d"
 }
 
-// clozeNoun names what fills a cloze's gap.
-func (l *lexicon) clozeNoun(cat category) string {
-	if cat == catGate {
+// clozeNoun names what fills a cloze's gap: a feature gate only when the
+// document calls the term one; a gate-shaped name it does not ("KeyID",
+// "PodSecurityPolicy") is a name.
+func (l *lexicon) clozeNoun(cat category, gate bool) string {
+	switch {
+	case cat == catGate && gate:
 		return "feature gate" // the word both languages use
+	case cat == catGate:
+		return l.kindNoun(catIdent)
 	}
 	return l.kindNoun(cat)
 }

@@ -192,9 +192,34 @@ func (r *run) callsFeature(e *changelog.Entry) bool {
 
 func gateOrNamed(name string) category {
 	if strings.ContainsAny(name, " \u3000") {
-		return catNamed
+		return phraseCategory(name)
 	}
 	return catGate
+}
+
+// phraseCategory is the category of a name in words: a feature, unless
+// its last word says it is a thing of another kind ("export query
+// parameter", "EndpointSlice topology field", "kubectl alpha debug
+// command"), which goes through no alpha, beta and GA.
+func phraseCategory(name string) category {
+	f := strings.Fields(name)
+	switch last := strings.ToLower(f[len(f)-1]); {
+	case last == "parameter" || last == "parameters" || last == "field" || last == "fields" || last == "enum":
+		return catConfig
+	case last == "flag" || last == "flags":
+		return catFlag
+	case thingWords[last]:
+		return catIdent
+	}
+	return catNamed
+}
+
+// thingWords end names of things that are no features: commands, plugins,
+// images and the like.
+var thingWords = map[string]bool{
+	"command": true, "commands": true, "plugin": true, "plugins": true, "image": true, "images": true, "addon": true,
+	"addons": true, "script": true, "scripts": true, "suite": true, "package": true, "endpoint": true, "label": true,
+	"labels": true, "annotation": true, "annotations": true, "directory": true, "tarball": true, "entries": true,
 }
 
 // shapeOf guesses the category of a name from how it is written.
@@ -208,7 +233,7 @@ func shapeOf(name string) category {
 	case reGroupVersion.MatchString(name):
 		return catAPI // "batch/v2alpha1", "discovery.k8s.io/v1beta1 EndpointSlices"
 	case strings.ContainsAny(name, " \u3000"):
-		return catNamed
+		return phraseCategory(name)
 	case strings.Contains(name, "/"):
 		return catAPI
 	case strings.Contains(name, "_") && low == name:

@@ -168,7 +168,7 @@ func (r *run) cloze() {
 		e, feature := c.e, c.feature
 		prs := positivePRs(e.PRs)
 		l := r.lang // the deck's language; the sentence is quoted as it is
-		prompt := l.clozePrompt(c.quote, c.cat)
+		prompt := l.clozePrompt(c.quote, c.cat, c.cat == catGate && r.isGate(feature))
 		if refs := prRefs(prs); refs != "" {
 			prompt += " (" + refs + ")"
 		}
@@ -419,8 +419,11 @@ func (r *run) featureFromDescription() {
 			continue
 		}
 		id := extID(GenFeatureFromDescription, r.doc.Key, c.Entry, c.Term, c.Source+"#"+strconv.Itoa(c.ordinal))
-		wrong := r.featureDistractors(c, names, desc, id)
-		if len(wrong) < 3 {
+		wrong, ok := r.siblingDistractors(c, names, desc, id)
+		if !ok {
+			wrong = r.featureDistractors(c, names, desc, id)
+		}
+		if len(wrong) < 3 && !(ok && len(wrong) == 2) {
 			continue
 		}
 		choices := append([]string{c.Term}, wrong...)
@@ -530,6 +533,51 @@ func (r *run) namePool() []poolName {
 	}
 	r.pool = &out
 	return out
+}
+
+// siblingDistractors returns, for a term defined in a list of its entry
+// ("CPU Manager (static policy): …", "Memory Manager: …", "Topology
+// Manager: …"), the other terms of the list: names of its kind, which
+// features of the document are not. ok is false when the term is defined
+// alone; with one other term only there are too few, and none is
+// returned.
+func (r *run) siblingDistractors(c concept, names []string, desc, seed string) (wrong []string, ok bool) {
+	if c.Source != "definition" || c.e == nil {
+		return nil, false
+	}
+	answers := make([]nameForm, len(names))
+	for i, n := range names {
+		answers[i] = formOf(n)
+	}
+	descSq := squash(desc)
+	seen := map[string]bool{changelog.FeatureKey(c.Term): true}
+	type pick struct {
+		hash uint64
+		name string
+	}
+	var picks []pick
+	siblings := 0
+	for _, o := range r.concepts() {
+		k := changelog.FeatureKey(o.Term)
+		if o.e != c.e || o.Source != "definition" || seen[k] {
+			continue
+		}
+		seen[k] = true
+		siblings++
+		f := formOf(o.Term)
+		if strings.Contains(descSq, f.sq) || slices.ContainsFunc(answers, func(a nameForm) bool { return relatedForms(a, f) }) {
+			continue
+		}
+		picks = append(picks, pick{hash64(seed, k), o.Term})
+	}
+	if siblings == 0 {
+		return nil, false
+	}
+	slices.SortFunc(picks, func(a, b pick) int { return cmp.Compare(a.hash, b.hash) })
+	for _, p := range picks[:min(3, len(picks))] {
+		wrong = append(wrong, p.name)
+	}
+	return wrong, true
 }
 
 // featureDistractors returns up to three other features of the concept's
