@@ -53,7 +53,7 @@ var japanese = &lexicon{
 	held: map[changelog.Stage]string{
 		changelog.StageAlpha: "alpha だった",
 	},
-	gateRemoved: "feature gate 削除",
+	gateRemoved: "フィーチャーゲート削除",
 }
 
 var english = &lexicon{
@@ -114,12 +114,12 @@ func (l *lexicon) ja() bool { return l.code == LangJapanese }
 func (l *lexicon) fact(release, feature string, s changelog.Stage, intro bool) string {
 	if w, ok := l.held[s]; ok && l.holds(s, intro) {
 		if l.ja() {
-			return jaJoin("v"+release+" で "+feature+" は", w)
+			return jaJoin(jaJoin("v"+release+" で "+feature, "は"), w)
 		}
 		return feature + " " + w + " in v" + release
 	}
 	if l.ja() {
-		return jaJoin("v"+release+" で "+feature+" は", l.done[s])
+		return jaJoin(jaJoin("v"+release+" で "+feature, "は"), l.done[s])
 	}
 	return "In v" + release + ", " + feature + " " + l.done[s]
 }
@@ -148,7 +148,7 @@ func (l *lexicon) holds(s changelog.Stage, intro bool) bool {
 // prompt would tell which it is, and a held stage is nearly always alpha.
 func (l *lexicon) stageQuestion(release, feature string) string {
 	if l.ja() {
-		return "v" + release + " の時点で " + feature + " はどの段階だった?"
+		return jaJoin("v"+release+" の時点で "+feature, "はどの段階だった?")
 	}
 	return "In v" + release + ", which stage was " + feature + " at?"
 }
@@ -158,7 +158,7 @@ func (l *lexicon) stageQuestion(release, feature string) string {
 // was at is not asked this way (see introduced).
 func (l *lexicon) releaseQuestion(feature string, s changelog.Stage) string {
 	if l.ja() {
-		return jaJoin(feature+" が", l.done[s]) + "のはどのリリース?"
+		return jaJoin(jaJoin(feature, "が"), l.done[s]) + "のはどのリリース?"
 	}
 	return strings.Replace(l.askRelease[s], "%s", feature, 1)
 }
@@ -168,7 +168,7 @@ func (l *lexicon) releaseQuestion(feature string, s changelog.Stage) string {
 // ImageVolume が、alpha として導入されたのはどのリリース?".
 func (l *lexicon) releaseQuestionGiven(givenName string, given changelog.Stage, release, feature string, s changelog.Stage) string {
 	if l.ja() {
-		return jaJoin(jaJoin("v"+release+" で", l.done[given]), givenName+" が、") + l.done[s] + "のはどのリリース?"
+		return jaJoin(jaJoin(jaJoin("v"+release+" で", l.done[given]), givenName), "が、") + l.done[s] + "のはどのリリース?"
 	}
 	return givenName + " " + l.done[given] + " in v" + release + ". " + l.releaseQuestion(feature, s)
 }
@@ -225,7 +225,7 @@ func (l *lexicon) historyNote(feature string, events []changelog.Event, gate boo
 // goes and the feature stays ("Removed GA'ed feature gate DevicePlugins").
 func (l *lexicon) gateName(gate string) string {
 	if l.ja() {
-		return gate + " feature gate"
+		return gate + " フィーチャーゲート"
 	}
 	return "the " + gate + " feature gate"
 }
@@ -311,8 +311,10 @@ func (l *lexicon) clozePrompt(quote string, cat category, gate bool) string {
 // "PodSecurityPolicy") is a name.
 func (l *lexicon) clozeNoun(cat category, gate bool) string {
 	switch {
+	case cat == catGate && gate && l.ja():
+		return "フィーチャーゲート"
 	case cat == catGate && gate:
-		return "feature gate" // the word both languages use
+		return "feature gate"
 	case cat == catGate:
 		return l.kindNoun(catIdent)
 	}

@@ -1254,7 +1254,7 @@ func TestGateRemovalNamesTheGate(t *testing.T) {
 		rep := generate(t, Options{Language: lang}, docs...)
 		gate, flag := "the WidgetGate feature gate", "--widget-mode"
 		if lang == "ja" {
-			gate = "WidgetGate feature gate"
+			gate = "WidgetGate フィーチャーゲート"
 		}
 		asked := map[string]bool{}
 		for _, g := range rep.Questions {
@@ -1278,7 +1278,7 @@ func TestGateRemovalNamesTheGate(t *testing.T) {
 			if p.Feature == "WidgetGate" && p.Generator == GenReleaseOfStage {
 				hist := "1.40 feature gate removed"
 				if lang == "ja" {
-					hist = "1.40 feature gate 削除"
+					hist = "1.40 フィーチャーゲート削除"
 				}
 				if !strings.Contains(q.Explanation, hist) {
 					t.Errorf("%s: explanation %q: want the history to say %q", lang, q.Explanation, hist)

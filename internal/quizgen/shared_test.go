@@ -310,7 +310,7 @@ func (c checker) checkStageInRelease(where string, q quiz.Question, p Provenance
 	if c.lex.ja() {
 		wording = "v%s の時点で X はどの段階だった?"
 	}
-	if got, want := strings.Replace(q.Prompt, asked, "X", 1), fmt.Sprintf(wording, p.Release); got != want {
+	if got, want := strings.Replace(strings.Replace(q.Prompt, asked, "X", 1), "Xは", "X は", 1), fmt.Sprintf(wording, p.Release); got != want {
 		t.Errorf("%s: prompt %q, want it worded %q", where, q.Prompt, want)
 	}
 	ev, ok := c.tl.StageIn(p.Feature, p.Release)
