@@ -79,7 +79,7 @@ func (r *run) categorize(e *changelog.Entry, feature string) category {
 		}
 	}
 	c := shapeOf(feature)
-	if e != nil && c == catIdent && levelStated(e, feature) {
+	if e != nil && c == catIdent && !strings.ContainsAny(feature, " \u3000") && levelStated(e, feature) {
 		// "Sysctls graduates to General Availability": one word, but
 		// only features go through alpha, beta and GA.
 		return catGate
