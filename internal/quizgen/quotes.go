@@ -466,9 +466,16 @@ func (r *run) givesAwayTokens(masked string, names []string) bool {
 	}
 	sq := squash(masked)
 	for _, n := range names {
+		toks := nameTokens(strings.NewReplacer("_", " ", "-", " ", ".", " ", "/", " ").Replace(n))
+		if leadsName(sq, toks) {
+			return true
+		}
 		var words, rare []string
-		for _, t := range nameTokens(strings.NewReplacer("_", " ", "-", " ", ".", " ", "/", " ").Replace(n)) {
+		for _, t := range toks {
 			if w := squash(t); len(w) >= 3 {
+				if len(w) > 4 {
+					w = strings.TrimSuffix(w, "s") // "taint" tells "Taints"
+				}
 				words = append(words, w)
 				if !commonWords[w] {
 					rare = append(rare, w)
@@ -489,6 +496,23 @@ func (r *run) givesAwayTokens(masked string, names []string) bool {
 			}
 		}
 		if all {
+			return true
+		}
+	}
+	return false
+}
+
+// leadsName reports whether a squashed text holds the first three words
+// or more of a longer name, twelve letters at least: "RestartAllContainers
+// アクション" tells RestartAllContainersOnContainerExits.
+func leadsName(sq string, toks []string) bool {
+	if len(toks) < 4 {
+		return false
+	}
+	lead := ""
+	for i, t := range toks[:len(toks)-1] {
+		lead += squash(t)
+		if i >= 2 && len(lead) >= 12 && strings.Contains(sq, lead) {
 			return true
 		}
 	}
@@ -564,20 +588,33 @@ func (r *run) siblingDistractors(c concept, names []string, desc, seed string) (
 		}
 		seen[k] = true
 		siblings++
+		if !sameShape(c.Term, o.Term) {
+			continue // "CPU Manager" is no choice for a scope
+		}
 		f := formOf(o.Term)
 		if strings.Contains(descSq, f.sq) || slices.ContainsFunc(answers, func(a nameForm) bool { return relatedForms(a, f) }) {
 			continue
 		}
 		picks = append(picks, pick{hash64(seed, k), o.Term})
 	}
-	if siblings == 0 {
-		return nil, false
+	if siblings == 0 || len(picks) < 2 && unicode.IsUpper(firstRune(c.Term)) {
+		return nil, false // defined alone, or a feature the document's others stand in for
 	}
 	slices.SortFunc(picks, func(a, b pick) int { return cmp.Compare(a.hash, b.hash) })
 	for _, p := range picks[:min(3, len(picks))] {
 		wrong = append(wrong, p.name)
 	}
 	return wrong, true
+}
+
+// sameShape reports whether two terms of a list are names of one kind: one
+// word each, or words ending alike ("CPU Manager", "Memory Manager").
+func sameShape(a, b string) bool {
+	fa, fb := strings.Fields(a), strings.Fields(b)
+	if len(fa) == 1 || len(fb) == 1 {
+		return len(fa) == len(fb)
+	}
+	return strings.EqualFold(fa[len(fa)-1], fb[len(fb)-1])
 }
 
 // featureDistractors returns up to three other features of the concept's
