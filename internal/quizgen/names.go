@@ -691,6 +691,8 @@ var (
 		"the": true, "a": true, "an": true, "to": true, "is": true, "are": true, "was": true, "were": true,
 		"now": true, "has": true, "have": true, "been": true, "be": true, "and": true, "of": true, "in": true,
 		"on": true, "for": true, "with": true, "as": true, "this": true, "it": true,
+		"unconditionally": true, "therefore": true, "thus": true, "will": true, "release": true, "releases": true,
+		"version": true, "future": true, "longer": true, "flag": true,
 	}
 	boilerplateStems = []string{"promot", "graduat", "enabl", "disabl", "remov", "deprecat", "introduc", "add"}
 )
@@ -743,7 +745,7 @@ func contentLetters(text string) int {
 	for _, w := range strings.FieldsFunc(t, func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r) || unicode.Is(unicode.Hiragana, r)
 	}) {
-		if !boilerplateWord(strings.ToLower(w)) {
+		if lw := strings.ToLower(w); !boilerplateWord(lw) && !reVersionWord.MatchString(lw) {
 			n += utf8.RuneCountInString(w)
 		}
 	}
@@ -828,6 +830,8 @@ func nameWords(name string) []string {
 var commonWords = map[string]bool{
 	"kubelet": true, "node": true, "pod": true, "container": true, "dra": true, "api": true,
 	"feature": true, "gate": true, "support": true, "the": true, "and": true, "for": true, "with": true,
+	// A metric's unit says nothing of what it measures.
+	"total": true, "second": true, "seconds": true, "count": true, "byte": true, "bytes": true, "sum": true,
 }
 
 // nameForm is a name prepared for related.

@@ -136,7 +136,7 @@ func (r *run) cloze() {
 			continue
 		}
 		cat := r.categoryOf(e, feature)
-		if !clozeKind(cat) {
+		if !clozeKind(cat) || strings.ContainsAny(feature, " \u3000") {
 			continue // no single token, or a type or function name rather than a feature
 		}
 		if !textKind(e.Kind) && !changesStage(e, feature) || !r.usable(e, GenCloze) {
@@ -195,7 +195,12 @@ var commonEntryWords = map[string]bool{
 	"behavior": true, "behaviour": true, "functionality": true, "users": true, "user": true, "use": true,
 	"using": true, "used": true, "new": true, "now": true, "activates": true, "action": true, "required": true,
 	"its": true, "their": true, "other": true, "more": true, "no": true, "not": true, "only": true,
+	"unconditionally": true, "therefore": true, "thus": true, "release": true, "releases": true, "version": true,
+	"versions": true, "future": true, "flag": true, "longer": true, "extended": true, "api": true, "kubernetes": true,
 }
+
+// reVersionWord is a word of a version: "v1", "22", "v1beta1".
+var reVersionWord = regexp.MustCompile(`^(?:v?\d+(?:(?:alpha|beta)\d*)?)$`)
 
 // clozeSentence finds the sentence of text a cloze quotes: the first that
 // names the term once, as a word of its own and not as one of a list of
@@ -273,7 +278,7 @@ func sentenceSpans(text string) [][2]int {
 func identifying(blanked string) bool {
 	n := 0
 	for _, w := range strings.FieldsFunc(blanked, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-		if !commonEntryWords[strings.ToLower(w)] {
+		if lw := strings.ToLower(w); !commonEntryWords[lw] && !reVersionWord.MatchString(lw) {
 			n += contentLetters(w)
 		}
 	}
@@ -415,8 +420,8 @@ func (r *run) featureFromDescription() {
 			// is, it gives the question away below, and none is made.
 			masked = r.maskSameCase(masked, n)
 		}
-		if !informative(masked) || r.givesAwayTokens(masked, names) {
-			continue
+		if !informative(masked) || r.givesAwayTokens(masked, names) || reFixOpens.MatchString(desc) || maskInPath(masked) {
+			continue // telling too little or too much, a bug fix, or a name in a path
 		}
 		id := extID(GenFeatureFromDescription, r.doc.Key, c.Entry, c.Term, c.Source+"#"+strconv.Itoa(c.ordinal))
 		wrong, ok := r.siblingDistractors(c, names, desc, id)
@@ -473,7 +478,7 @@ func (r *run) givesAwayTokens(masked string, names []string) bool {
 		var words, rare []string
 		for _, t := range toks {
 			if w := squash(t); len(w) >= 3 {
-				if len(w) > 4 {
+				if len(w) > 3 {
 					w = strings.TrimSuffix(w, "s") // "taint" tells "Taints"
 				}
 				words = append(words, w)
@@ -557,6 +562,27 @@ func (r *run) namePool() []poolName {
 	}
 	r.pool = &out
 	return out
+}
+
+// reFixOpens opens a bug fix, which tells what went wrong, not what a
+// feature is.
+var reFixOpens = regexp.MustCompile(`(?i)^\s*(?:[\w.-]+:\s+)?fix(?:e[sd])?\b`)
+
+// maskInPath reports whether a mask stands inside a path or a
+// placeholder ("kubernetes.io/cluster/<____>"): the name there is a value,
+// not what the text describes.
+func maskInPath(masked string) bool {
+	for i := 0; ; {
+		j := strings.Index(masked[i:], maskToken)
+		if j < 0 {
+			return false
+		}
+		start, end := i+j, i+j+len(maskToken)
+		if start > 0 && strings.IndexByte("</{", masked[start-1]) >= 0 || end < len(masked) && strings.IndexByte(">/}", masked[end]) >= 0 {
+			return true
+		}
+		i = end
+	}
 }
 
 // siblingDistractors returns, for a term defined in a list of its entry
