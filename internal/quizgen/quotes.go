@@ -197,6 +197,11 @@ var commonEntryWords = map[string]bool{
 	"its": true, "their": true, "other": true, "more": true, "no": true, "not": true, "only": true,
 	"unconditionally": true, "therefore": true, "thus": true, "release": true, "releases": true, "version": true,
 	"versions": true, "future": true, "flag": true, "longer": true, "extended": true, "api": true, "kubernetes": true,
+	// Where a change is made and what a stage statement says of it
+	// narrow little.
+	"kube": true, "controller": true, "manager": true, "apiserver": true, "kubelet": true, "scheduler": true,
+	"proxy": true, "kubectl": true, "kubeadm": true, "kept": true, "keep": true, "level": true, "switched": true,
+	"turned": true, "off": true, "available": true,
 }
 
 // reVersionWord is a word of a version: "v1", "22", "v1beta1".
@@ -219,8 +224,9 @@ func (r *run) clozeSentence(text, feature string) (sent string, loc []int, ok bo
 			continue
 		}
 		blank := sent[:locs[0][0]] + quiz.ClozeBlank + sent[locs[0][1]:]
-		if r.givesAwayTokens(blank, []string{feature}) || !identifying(blank) || strings.HasSuffix(sent, ":") || strings.HasSuffix(sent, "：") {
-			continue // given away, telling too little, or introducing a list it does not hold
+		if r.givesAwayTokens(blank, []string{feature}) || !identifying(blank) || strings.HasSuffix(sent, ":") || strings.HasSuffix(sent, "：") ||
+			maskInPath(strings.ReplaceAll(blank, quiz.ClozeBlank, maskToken)) {
+			continue // given away, telling too little, introducing a list it does not hold, or a value in a path
 		}
 		// The sentences before it, when they fit and do not name the
 		// term, set the scene: "The section is omitted … when ____ is
@@ -420,8 +426,8 @@ func (r *run) featureFromDescription() {
 			// is, it gives the question away below, and none is made.
 			masked = r.maskSameCase(masked, n)
 		}
-		if !informative(masked) || r.givesAwayTokens(masked, names) || reFixOpens.MatchString(desc) || maskInPath(masked) {
-			continue // telling too little or too much, a bug fix, or a name in a path
+		if !informative(masked) || r.givesAwayTokens(masked, names) || reFixOpens.MatchString(desc) || maskInPath(masked) || maskInList(masked) {
+			continue // telling too little or too much, a bug fix, a name in a path or in a list of names
 		}
 		id := extID(GenFeatureFromDescription, r.doc.Key, c.Entry, c.Term, c.Source+"#"+strconv.Itoa(c.ordinal))
 		wrong, ok := r.siblingDistractors(c, names, desc, id)
@@ -579,6 +585,22 @@ func maskInPath(masked string) bool {
 		}
 		start, end := i+j, i+j+len(maskToken)
 		if start > 0 && strings.IndexByte("</{", masked[start-1]) >= 0 || end < len(masked) && strings.IndexByte(">/}", masked[end]) >= 0 {
+			return true
+		}
+		i = end
+	}
+}
+
+// maskInList reports whether a mask is one of a list of names ("A, ____,
+// C & D are promoted"): any name of the list fits it as well.
+func maskInList(masked string) bool {
+	for i := 0; ; {
+		j := strings.Index(masked[i:], maskToken)
+		if j < 0 {
+			return false
+		}
+		start, end := i+j, i+j+len(maskToken)
+		if inNameList(masked, start, end) {
 			return true
 		}
 		i = end
