@@ -40,6 +40,7 @@ type run struct {
 	gateTexts    *gateTexts                                   // the texts isGate searches, once indexed
 	merged       map[*changelog.Entry][]changelog.StageChange // stages, per entry
 	texts        map[*changelog.Entry]string                  // entryText, per entry
+	mentioned    map[string]map[changelog.Stage]bool          // mentionedStages, per text
 	newest       *string                                      // newest release in the timeline, once found
 	seen         map[string]bool                              // facts already asked, per generator
 	ids          map[string]bool
@@ -64,6 +65,7 @@ func newRun(ctx context.Context, doc *changelog.Document, tl *changelog.Timeline
 		masks:        map[string]*namePattern{},
 		merged:       map[*changelog.Entry][]changelog.StageChange{},
 		texts:        map[*changelog.Entry]string{},
+		mentioned:    map[string]map[changelog.Stage]bool{},
 		cats:         map[string]category{},
 		featureWords: map[string]bool{},
 		gates:        map[string]bool{},

@@ -359,7 +359,7 @@ func (r *run) stageDistractors(f stageFact) []changelog.Stage {
 	if answer == changelog.StageDeprecated || answer == changelog.StageRemoved {
 		evidence += "\n" + strings.Join(f.e.Notes, "\n")
 	}
-	mentioned := mentionedStages(evidence)
+	mentioned := r.mentionedStages(evidence)
 	held := map[changelog.Stage]bool{}
 	if answer == changelog.StageDeprecated || answer == changelog.StageRemoved {
 		for _, ev := range r.history(f.sc.Feature) {
@@ -377,6 +377,17 @@ func (r *run) stageDistractors(f stageFact) []changelog.Stage {
 		out = append(out, d)
 	}
 	return out
+}
+
+// mentionedStages is mentionedStages, once per text: a fact's evidence is
+// read for its stage question and again for its true/false statement.
+func (r *run) mentionedStages(text string) map[changelog.Stage]bool {
+	if m, ok := r.mentioned[text]; ok {
+		return m
+	}
+	m := mentionedStages(text)
+	r.mentioned[text] = m
+	return m
 }
 
 // stageInRelease asks which stage a feature moved to in the document's
