@@ -191,6 +191,13 @@ func TestFactRules(t *testing.T) {
 			upstreamOf(36, "Kubeadm: Removed the cleanup of the `--pod-infra-container-image` kubelet flag from `/var/lib/kubelet/kubeadm-flags.env` on upgrade."),
 			nil},
 
+		{"a removal of a behaviour in one case", "1.36 CHANGELOG #135281",
+			upstreamOf(36, "Removed event listing behavior when describing a deleted Pod from file using `kubectl describe -f`, ensuring consistent NotFound error handling across all resource types."),
+			nil},
+		{"a check removed for one case", "1.17 CHANGELOG #85346",
+			upstreamOf(17, "Remove redundant API validation when using Service Topology with externalTrafficPolicy=Local"),
+			nil},
+
 		// What a stage is read from.
 		{"a default stated of a feature in one word", "1.17 CHANGELOG #84835", upstreamOf(17, "Profiling is enabled by default in the scheduler"),
 			[]string{fact("Profiling", StageDefaultOn, "1.17")}},
@@ -279,5 +286,51 @@ func TestAdoptPRs(t *testing.T) {
 	}
 	if n := len(d.Entries); n != 2 {
 		t.Fatalf("%d entries, want the highlight and the feature", n)
+	}
+}
+
+// TestConditional: what follows a removal's object makes it conditional
+// when a condition comes before the clause ends, not when a clause of
+// purpose does (the text after the objects of 1.36 CHANGELOG #135701 and
+// #137266).
+func TestConditional(t *testing.T) {
+	tests := []struct {
+		after string
+		want  bool
+	}{
+		{" if the etcd version is < v3.6.0.", true},
+		{" when the feature gate is disabled.", true},
+		{" from kubectl wait so that it is no longer suggested when users type kubectl list or kubectl ps.", false},
+		{", ensuring consistent NotFound error handling across all resource types.", false},
+		{".", false},
+	}
+	for _, tt := range tests {
+		if got := conditional(tt.after); got != tt.want {
+			t.Errorf("conditional(%q) = %v, want %v", tt.after, got, tt.want)
+		}
+	}
+}
+
+// TestRemovedFromPart: what a removal takes its object out of (the text
+// after the objects of 1.36 CHANGELOG #136759, #137348, #134981 and 1.28
+// CHANGELOG #118510, #116335, #119130, and of the 1.36 article's #136759).
+func TestRemovedFromPart(t *testing.T) {
+	tests := []struct {
+		after, before string
+		ja, want      bool
+	}{
+		{" from node declared features.", "", false, true},
+		{" from the default value of --non-blocking-taints flag.", "", false, true},
+		{" from deepcopy-gen.", "", false, false},
+		{" metrics from being reported by cadvisor.", "", false, false},
+		{" from pvc.Status and replaced with AllocatedResourceStatus.", "", false, false},
+		{" from kube-scheduler.", "", false, false},
+		{"した。", "Node Declared Features から GuaranteedQoSPodCPUResize を", true, true},
+		{"した。", "kube-up スクリプトから Prometheus クラスターモニタリングアドオンを", true, false},
+	}
+	for _, tt := range tests {
+		if got := removedFromPart(tt.after, tt.before, tt.ja); got != tt.want {
+			t.Errorf("removedFromPart(%q, %q) = %v, want %v", tt.after, tt.before, got, tt.want)
+		}
 	}
 }
