@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"kubequiz/internal/changelog"
+	"kubequiz/internal/ingest"
 	"kubequiz/internal/quiz"
 	"kubequiz/internal/quizgen"
 	"kubequiz/internal/store"
@@ -59,9 +60,9 @@ func fakeGenerate(doc *changelog.Document, _ *changelog.Timeline, _ quizgen.Opti
 }
 
 // withGenerator makes the ingest pages use gen in place of
-// quizgen.Generate.
-func withGenerator(ts *testServer, gen generateFunc) *testServer {
-	ts.ingest.generate = gen
+// quizgen.GenerateContext.
+func withGenerator(ts *testServer, gen func(*changelog.Document, *changelog.Timeline, quizgen.Options) []quizgen.Generated) *testServer {
+	ts.ingest.generate = ingest.Plain(gen)
 	return ts
 }
 

@@ -172,7 +172,9 @@ func TestFeatureAndReviewPagesInBrowser(t *testing.T) {
 	}
 	shoot("document-clozes-top-phone", "main")
 	shoot("document-clozes-list-phone", "#review-count")
-	shoot("document-clozes-pager-phone", ".review-pager:last-of-type")
+	if eval(`document.querySelectorAll('.review-pager').length`) > 0 {
+		shoot("document-clozes-pager-phone", ".review-pager:last-of-type")
+	}
 
 	// The document with proposals: the two wordings one above the other,
 	// the buttons in reach.
