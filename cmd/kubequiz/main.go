@@ -6,6 +6,7 @@
 //	kubequiz ingest [flags] FILE   ingest changelogs, generate draft questions
 //	kubequiz healthcheck [flags]   exit 0 when a running server is healthy
 //	kubequiz user add|passwd LOGIN add an account or set its password
+//	kubequiz export reviews|cards  write a learner's reviews or cards as CSV
 //	kubequiz version               print the version
 package main
 
@@ -63,6 +64,7 @@ commands:
   ingest       parse changelog files and store draft questions generated from them (-dry-run, -json)
   healthcheck  check that a running server answers /healthz (for container health checks)
   user         add an account (user add -admin LOGIN) or set its password (user passwd LOGIN)
+  export       write a learner's reviews or cards as CSV (export reviews -user LOGIN)
   version      print the version
 
 Run "kubequiz <command> -h" for a command's flags.`
@@ -86,6 +88,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return healthcheck(ctx, rest, getenv, stderr)
 	case "user":
 		return userCmd(ctx, rest, getenv, stdin, stdout, stderr)
+	case "export":
+		return exportCmd(ctx, rest, getenv, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "kubequiz", version)
 		return nil
