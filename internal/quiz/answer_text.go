@@ -1,7 +1,7 @@
 package quiz
 
 import (
-	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -27,57 +27,74 @@ func TruthText(b *bool) string {
 // Indices outside q's choices or items are left out. A flashcard, which
 // the learner only turns over, has no answer to show: its text is empty.
 func (q Question) AnswerText(r Response) string {
-	var parts []string
-	sep := ", "
 	switch q.Type {
 	case Flashcard:
 		return ""
-	case SingleChoice:
-		if r.Choice >= 0 && r.Choice < len(q.Choices) {
-			parts = append(parts, q.Choices[r.Choice])
-		}
-	case MultiChoice:
-		for _, i := range r.Selected {
-			if i >= 0 && i < len(q.Choices) {
-				parts = append(parts, q.Choices[i])
-			}
-		}
 	case TrueFalse:
 		return TruthText(r.Bool)
-	case Cloze, Typed:
-		sep = " / "
-		if len(r.Texts) > 1 {
-			// Several gaps: each answer with its gap's number, as the
-			// form named them, an empty one included.
-			answered := false
-			for i, t := range r.Texts {
-				if strings.TrimSpace(t) == "" {
-					t = NotAnswered
-				} else {
-					answered = true
-				}
-				parts = append(parts, fmt.Sprintf("空欄 %d: %s", i+1, t))
-			}
-			if !answered {
-				parts = nil
-			}
-			break
+	case SingleChoice:
+		if r.Choice >= 0 && r.Choice < len(q.Choices) {
+			return q.Choices[r.Choice]
 		}
-		for _, t := range r.Texts {
-			if strings.TrimSpace(t) != "" {
-				parts = append(parts, t)
-			}
-		}
+	case MultiChoice:
+		return joinPicked(r.Selected, q.Choices, ", ")
 	case Order:
-		sep = " → "
-		for _, i := range r.Order {
-			if i >= 0 && i < len(q.Items) {
-				parts = append(parts, q.Items[i])
-			}
-		}
+		return joinPicked(r.Order, q.Items, " → ")
+	case Cloze, Typed:
+		return joinTexts(r.Texts)
 	}
-	if len(parts) == 0 {
+	return NotAnswered
+}
+
+// joinPicked joins the entries of list that idx picks, in idx's order,
+// with sep; NotAnswered when it picks none.
+func joinPicked(idx []int, list []string, sep string) string {
+	var b strings.Builder
+	picked := 0
+	for _, i := range idx {
+		if i < 0 || i >= len(list) {
+			continue
+		}
+		if picked > 0 {
+			b.WriteString(sep)
+		}
+		b.WriteString(list[i])
+		picked++
+	}
+	if picked == 0 {
 		return NotAnswered
 	}
-	return strings.Join(parts, sep)
+	return b.String()
+}
+
+// joinTexts joins typed texts: one text as it is; several (the gaps of a
+// cloze) each with its gap's number, as the form named them, an empty one
+// included; NotAnswered when every text is blank.
+func joinTexts(texts []string) string {
+	if len(texts) <= 1 {
+		if len(texts) == 0 || strings.TrimSpace(texts[0]) == "" {
+			return NotAnswered
+		}
+		return texts[0]
+	}
+	var b strings.Builder
+	answered := false
+	for i, t := range texts {
+		if strings.TrimSpace(t) == "" {
+			t = NotAnswered
+		} else {
+			answered = true
+		}
+		if i > 0 {
+			b.WriteString(" / ")
+		}
+		b.WriteString("空欄 ")
+		b.WriteString(strconv.Itoa(i + 1))
+		b.WriteString(": ")
+		b.WriteString(t)
+	}
+	if !answered {
+		return NotAnswered
+	}
+	return b.String()
 }
