@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
@@ -125,70 +124,84 @@ type reviewRow struct {
 	id, questionID, at, stateBefore int64
 	rating                          int64
 	answer                          string
-	correct                         bool
+	correct                         int64 // 0 or 1: an int scans faster than a bool
 	durationMS, dueBefore, dueAfter int64
 }
 
 func (db *DB) exportReviews(ctx context.Context, userID int64, pageRows int) iter.Seq2[ExportedReview, error] {
 	return func(yield func(ExportedReview, error) bool) {
-		fail := func(err error) {
+		stopped := false
+		err := db.walkReviews(ctx, userID, pageRows, func(r ExportedReview) bool {
+			stopped = !yield(r, nil)
+			return !stopped
+		})
+		if err != nil && !stopped {
 			yield(ExportedReview{}, fmt.Errorf("store: export reviews of user %d: %w", userID, err))
-		}
-		if _, err := db.exportLearner(ctx, userID); err != nil {
-			fail(err)
-			return
-		}
-		qs := exportQuestions{}
-		page := make([]reviewRow, 0, pageRows)
-		ids := make([]int64, 0, pageRows)
-		after := reviewRow{id: math.MinInt64, at: math.MinInt64, stateBefore: math.MinInt64}
-		for {
-			var err error
-			if page, err = db.reviewPage(ctx, userID, after, pageRows, page[:0]); err != nil {
-				fail(err)
-				return
-			}
-			ids = ids[:0]
-			for i := range page {
-				ids = append(ids, page[i].questionID)
-			}
-			if err := db.loadExportQuestions(ctx, qs, ids); err != nil {
-				fail(err)
-				return
-			}
-			for i := range page {
-				out, err := page[i].exported(qs)
-				if err != nil {
-					fail(err)
-					return
-				}
-				if !yield(out, nil) {
-					return
-				}
-			}
-			if len(page) < pageRows {
-				return
-			}
-			after = page[len(page)-1]
 		}
 	}
 }
 
+// walkReviews hands userID's reviews to emit, a page at a time, until emit
+// returns false.
+func (db *DB) walkReviews(ctx context.Context, userID int64, pageRows int, emit func(ExportedReview) bool) (err error) {
+	if _, err := db.exportLearner(ctx, userID); err != nil {
+		return err
+	}
+	// Prepared once for the pages: parsing it again for each was a
+	// twentieth of an export's time.
+	stmt, err := db.read.PrepareContext(ctx, exportReviewsQuery)
+	if err != nil {
+		return fmt.Errorf("prepare: %w", err)
+	}
+	defer func() { err = errors.Join(err, stmt.Close()) }()
+	qs := exportQuestions{}
+	page := make([]reviewRow, 0, pageRows)
+	ids := make([]int64, 0, pageRows)
+	after := reviewRow{id: math.MinInt64, at: math.MinInt64, stateBefore: math.MinInt64}
+	for {
+		if page, err = reviewPage(ctx, stmt, userID, after, pageRows, page[:0]); err != nil {
+			return err
+		}
+		ids = ids[:0]
+		for i := range page {
+			ids = append(ids, page[i].questionID)
+		}
+		if err := db.loadExportQuestions(ctx, qs, ids); err != nil {
+			return err
+		}
+		for i := range page {
+			out, err := page[i].exported(qs)
+			if err != nil {
+				return err
+			}
+			if !emit(out) {
+				return nil
+			}
+		}
+		if len(page) < pageRows {
+			return nil
+		}
+		after = page[len(page)-1]
+	}
+}
+
 // reviewPage reads the page of userID's reviews after the row after into
-// page.
-func (db *DB) reviewPage(ctx context.Context, userID int64, after reviewRow, pageRows int, page []reviewRow) ([]reviewRow, error) {
-	rows, err := db.read.QueryContext(ctx, exportReviewsQuery, userID, after.at, after.stateBefore, after.id, pageRows)
+// page, with exportReviewsQuery prepared.
+func reviewPage(ctx context.Context, stmt *sql.Stmt, userID int64, after reviewRow, pageRows int, page []reviewRow) ([]reviewRow, error) {
+	rows, err := stmt.QueryContext(ctx, userID, after.at, after.stateBefore, after.id, pageRows)
 	if err != nil {
 		return page, fmt.Errorf("read reviews: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var r reviewRow
+		// Scanned into the page itself: a row of its own would be
+		// allocated for every review.
+		page = append(page, reviewRow{})
+		r := &page[len(page)-1]
 		if err := rows.Scan(&r.id, &r.questionID, &r.at, &r.stateBefore, &r.rating, &r.answer,
 			&r.correct, &r.durationMS, &r.dueBefore, &r.dueAfter); err != nil {
 			return page, fmt.Errorf("read reviews: %w", err)
 		}
-		page = append(page, r)
 	}
 	if err := rows.Err(); err != nil {
 		return page, fmt.Errorf("read reviews: %w", err)
@@ -205,7 +218,7 @@ func (r *reviewRow) exported(qs exportQuestions) (ExportedReview, error) {
 		Deck:        q.deck,
 		Question:    q.question,
 		Rating:      fsrs.Rating(r.rating),
-		Correct:     r.correct,
+		Correct:     r.correct != 0,
 		Duration:    time.Duration(r.durationMS) * time.Millisecond,
 		StateBefore: fsrs.State(r.stateBefore),
 		DueBefore:   fromMS(r.dueBefore),
@@ -222,61 +235,62 @@ func (r *reviewRow) exported(qs exportQuestions) (ExportedReview, error) {
 	return out, nil
 }
 
-// decodeAnswer reads a review's answer column, the JSON of a quiz.Response.
-func decodeAnswer(s string) (quiz.Response, error) {
-	r := quiz.Response{Choice: -1}
-	if err := json.Unmarshal([]byte(s), &r); err != nil {
-		return quiz.Response{Choice: -1}, fmt.Errorf("decode answer: %w", err)
-	}
-	return r, nil
-}
-
 func (db *DB) exportCards(ctx context.Context, userID int64, now time.Time, pageRows int) iter.Seq2[ExportedCard, error] {
 	return func(yield func(ExportedCard, error) bool) {
-		fail := func(err error) {
+		stopped := false
+		err := db.walkCards(ctx, userID, now, pageRows, func(c ExportedCard) bool {
+			stopped = !yield(c, nil)
+			return !stopped
+		})
+		if err != nil && !stopped {
 			yield(ExportedCard{}, fmt.Errorf("store: export cards of user %d: %w", userID, err))
 		}
-		retention, err := db.exportLearner(ctx, userID)
-		if err != nil {
-			fail(err)
-			return
+	}
+}
+
+// walkCards hands userID's cards to emit, a page at a time, until emit
+// returns false.
+func (db *DB) walkCards(ctx context.Context, userID int64, now time.Time, pageRows int, emit func(ExportedCard) bool) (err error) {
+	retention, err := db.exportLearner(ctx, userID)
+	if err != nil {
+		return err
+	}
+	// The scheduler the learner's reviews are recorded with.
+	sched, err := db.schedulers.get(retention, true)
+	if err != nil {
+		return err
+	}
+	stmt, err := db.read.PrepareContext(ctx, exportCardsQuery)
+	if err != nil {
+		return fmt.Errorf("prepare: %w", err)
+	}
+	defer func() { err = errors.Join(err, stmt.Close()) }()
+	qs := exportQuestions{}
+	page := make([]exportCardRow, 0, pageRows)
+	ids := make([]int64, 0, pageRows)
+	after := int64(math.MinInt64)
+	for {
+		if page, err = cardPage(ctx, stmt, userID, after, pageRows, page[:0]); err != nil {
+			return err
 		}
-		// The scheduler the learner's reviews are recorded with.
-		sched, err := db.schedulers.get(retention, true)
-		if err != nil {
-			fail(err)
-			return
+		ids = ids[:0]
+		for i := range page {
+			ids = append(ids, page[i].questionID)
 		}
-		qs := exportQuestions{}
-		page := make([]exportCardRow, 0, pageRows)
-		ids := make([]int64, 0, pageRows)
-		after := int64(math.MinInt64)
-		for {
-			if page, err = db.cardPage(ctx, userID, after, pageRows, page[:0]); err != nil {
-				fail(err)
-				return
-			}
-			ids = ids[:0]
-			for i := range page {
-				ids = append(ids, page[i].questionID)
-			}
-			if err := db.loadExportQuestions(ctx, qs, ids); err != nil {
-				fail(err)
-				return
-			}
-			for i := range page {
-				q := qs[page[i].questionID]
-				card, _ := page[i].card.card(now)
-				out := ExportedCard{Deck: q.deck, Question: q.question, Card: card, Retrievability: sched.Retrievability(card, now)}
-				if !yield(out, nil) {
-					return
-				}
-			}
-			if len(page) < pageRows {
-				return
-			}
-			after = page[len(page)-1].questionID
+		if err := db.loadExportQuestions(ctx, qs, ids); err != nil {
+			return err
 		}
+		for i := range page {
+			q := qs[page[i].questionID]
+			card, _ := page[i].card.card(now)
+			if !emit(ExportedCard{Deck: q.deck, Question: q.question, Card: card, Retrievability: sched.Retrievability(card, now)}) {
+				return nil
+			}
+		}
+		if len(page) < pageRows {
+			return nil
+		}
+		after = page[len(page)-1].questionID
 	}
 }
 
@@ -287,19 +301,19 @@ type exportCardRow struct {
 }
 
 // cardPage reads the page of userID's cards after question after into
-// page.
-func (db *DB) cardPage(ctx context.Context, userID, after int64, pageRows int, page []exportCardRow) ([]exportCardRow, error) {
-	rows, err := db.read.QueryContext(ctx, exportCardsQuery, userID, after, pageRows)
+// page, with exportCardsQuery prepared.
+func cardPage(ctx context.Context, stmt *sql.Stmt, userID, after int64, pageRows int, page []exportCardRow) ([]exportCardRow, error) {
+	rows, err := stmt.QueryContext(ctx, userID, after, pageRows)
 	if err != nil {
 		return page, fmt.Errorf("read cards: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var r exportCardRow
+		page = append(page, exportCardRow{})
+		r := &page[len(page)-1]
 		if err := rows.Scan(append([]any{&r.questionID}, r.card.dests()...)...); err != nil {
 			return page, fmt.Errorf("read cards: %w", err)
 		}
-		page = append(page, r)
 	}
 	if err := rows.Err(); err != nil {
 		return page, fmt.Errorf("read cards: %w", err)
