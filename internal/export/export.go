@@ -79,13 +79,15 @@ func CardColumns() []string {
 }
 
 // WriteReviews writes reviews.csv to w: the header, then a record per
-// review, and returns how many records it wrote. On an error (the
+// review, and returns how many records it wrote. The reviews are read in a
+// goroutine of their own, a few hundred rows ahead of the writing
+// (readAhead), which has ended when WriteReviews returns. On an error (the
 // reviews' or w's) the output stops short: what reached w stays, the
 // buffered rest is dropped.
 func WriteReviews(w io.Writer, reviews iter.Seq2[store.ExportedReview, error], opt Options) (int, error) {
 	cw := csvx.NewWriter(w, csvx.Options{BOM: opt.BOM}, ReviewColumns()...)
 	n := 0
-	for r, err := range reviews {
+	for r, err := range readAhead(reviews, aheadBatch) {
 		if err != nil {
 			return n, fmt.Errorf("export reviews: %w", err)
 		}
@@ -123,7 +125,7 @@ func WriteReviews(w io.Writer, reviews iter.Seq2[store.ExportedReview, error], o
 func WriteCards(w io.Writer, cards iter.Seq2[store.ExportedCard, error], opt Options) (int, error) {
 	cw := csvx.NewWriter(w, csvx.Options{BOM: opt.BOM}, CardColumns()...)
 	n := 0
-	for c, err := range cards {
+	for c, err := range readAhead(cards, aheadBatch) {
 		if err != nil {
 			return n, fmt.Errorf("export cards: %w", err)
 		}
