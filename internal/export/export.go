@@ -91,7 +91,7 @@ func WriteReviews(w io.Writer, reviews iter.Seq2[store.ExportedReview, error], o
 		if err != nil {
 			return n, fmt.Errorf("export reviews: %w", err)
 		}
-		q := &r.Question
+		q := r.Question
 		cw.Time(r.ReviewedAt)
 		cw.Text(r.Deck)
 		cw.Text(q.ExtID)

@@ -55,25 +55,25 @@ func TestWriteReviews(t *testing.T) {
 		want []string
 	}{
 		{"first review of a new card, learning step", store.ExportedReview{
-			ReviewedAt: at, Deck: "v1-36-sig-node", Question: typed, Rating: fsrs.Good, Correct: true,
+			ReviewedAt: at, Deck: "v1-36-sig-node", Question: &typed, Rating: fsrs.Good, Correct: true,
 			Response: quiz.Response{Choice: -1, Texts: []string{"=1+1"}}, Duration: 4200 * time.Millisecond,
 			StateBefore: fsrs.New, DueBefore: at, DueAfter: at.Add(10 * time.Minute),
 		}, []string{"2026-03-10T12:00:00.000Z", "v1-36-sig-node", "reservation-policy-typed", "値は?", "typed", "3", "正解", "1",
 			"'=1+1", "4200", "", "0.006944", "new"}},
 		{"review with formula-like text everywhere", store.ExportedReview{
-			ReviewedAt: at.Add(1500 * time.Millisecond), Deck: "@deck", Question: single, Rating: fsrs.Again,
+			ReviewedAt: at.Add(1500 * time.Millisecond), Deck: "@deck", Question: &single, Rating: fsrs.Again,
 			Response: quiz.Response{Choice: 1}, Duration: 0,
 			StateBefore: fsrs.Review, PreviousReview: at.Add(-72 * time.Hour), DueBefore: at, DueAfter: at.Add(1500*time.Millisecond + 10*time.Minute),
 		}, []string{"2026-03-10T12:00:01.500Z", "'@deck", "'=formula-id", "'-1 と +1 の和は?", "single_choice", "1", "もう一度", "0",
 			"'-2", "0", "3", "0.006944", "review"}},
 		{"two gaps, Japanese, days with decimals", store.ExportedReview{
-			ReviewedAt: at, Deck: "d", Question: cloze, Rating: fsrs.Hard,
+			ReviewedAt: at, Deck: "d", Question: &cloze, Rating: fsrs.Hard,
 			Response: quiz.Response{Choice: -1, Texts: []string{"イメージ", ""}}, Duration: 61 * time.Second,
 			StateBefore: fsrs.Relearning, PreviousReview: at.Add(-36 * time.Hour), DueBefore: at.Add(-12 * time.Hour), DueAfter: at.Add(4*24*time.Hour + 6*time.Hour),
 		}, []string{"2026-03-10T12:00:00.000Z", "d", "cloze", "{{ImageVolume}} は v{{1.36}} で GA", "cloze", "2", "難しい", "0",
 			"空欄 1: イメージ / 空欄 2: (未回答)", "61000", "1", "4.25", "relearning"}},
 		{"flashcard", store.ExportedReview{
-			ReviewedAt: at, Deck: "d", Question: flash, Rating: fsrs.Easy, Correct: true, Response: quiz.Response{Choice: -1, Revealed: true},
+			ReviewedAt: at, Deck: "d", Question: &flash, Rating: fsrs.Easy, Correct: true, Response: quiz.Response{Choice: -1, Revealed: true},
 			StateBefore: fsrs.Learning, PreviousReview: at.Add(-time.Minute), DueBefore: at, DueAfter: at.Add(15 * 24 * time.Hour),
 		}, []string{"2026-03-10T12:00:00.000Z", "d", "card", "memory.low とは?", "flashcard", "4", "簡単", "1",
 			"", "0", "0.000694", "15", "learning"}},
@@ -107,11 +107,11 @@ func TestWriteCards(t *testing.T) {
 		c    store.ExportedCard
 		want []string
 	}{
-		{"review", store.ExportedCard{Deck: "v1-36-sig-node", Question: q, Retrievability: 0.90123456, Card: fsrs.Card{
+		{"review", store.ExportedCard{Deck: "v1-36-sig-node", Question: &q, Retrievability: 0.90123456, Card: fsrs.Card{
 			State: fsrs.Review, Due: now.Add(72 * time.Hour), Stability: 3.17262, Difficulty: 5.5, Reps: 4, Lapses: 1, LastReview: now.Add(-time.Hour),
 		}}, []string{"v1-36-sig-node", "imagevolume-ga", "ImageVolume が GA になったのは?", "review", "2026-03-13T12:00:00.000Z",
 			"3.17262", "5.5", "0.90123456", "4", "1", "2026-03-10T11:00:00.000Z"}},
-		{"learning, tiny stability", store.ExportedCard{Deck: "+deck", Question: quiz.Question{ExtID: "x", Prompt: "=cmd|' /C calc'!A0"}, Card: fsrs.Card{
+		{"learning, tiny stability", store.ExportedCard{Deck: "+deck", Question: &quiz.Question{ExtID: "x", Prompt: "=cmd|' /C calc'!A0"}, Card: fsrs.Card{
 			State: fsrs.Learning, Due: now, Stability: 0.001, Difficulty: 10, Reps: 1, LastReview: now,
 		}, Retrievability: 1}, []string{"'+deck", "x", "'=cmd|' /C calc'!A0", "learning", "2026-03-10T12:00:00.000Z",
 			"0.001", "10", "1", "1", "0", "2026-03-10T12:00:00.000Z"}},
@@ -155,12 +155,12 @@ func TestWriteEmpty(t *testing.T) {
 // TestWriteError: the rows' error is the write's, after the rows before it.
 func TestWriteError(t *testing.T) {
 	errRead := errors.New("disk I/O error")
-	r := store.ExportedReview{Question: quiz.Question{Type: quiz.Typed}, StateBefore: fsrs.New}
+	r := store.ExportedReview{Question: &quiz.Question{Type: quiz.Typed}, StateBefore: fsrs.New}
 	n, err := WriteReviews(&bytes.Buffer{}, seq([]store.ExportedReview{r, r}, errRead), Options{})
 	if n != 2 || !errors.Is(err, errRead) {
 		t.Errorf("WriteReviews = %d, %v; want 2, %v", n, err, errRead)
 	}
-	n, err = WriteCards(&bytes.Buffer{}, seq([]store.ExportedCard{{}}, errRead), Options{})
+	n, err = WriteCards(&bytes.Buffer{}, seq([]store.ExportedCard{{Question: &quiz.Question{}}}, errRead), Options{})
 	if n != 1 || !errors.Is(err, errRead) {
 		t.Errorf("WriteCards = %d, %v; want 1, %v", n, err, errRead)
 	}

@@ -40,9 +40,9 @@ type ExportedReview struct {
 	// Deck is the slug of the question's deck.
 	Deck string
 	// Question is the question reviewed as it is now; its ExtID is the
-	// stable id of the YAML file or the generator. Rows of one question
-	// share its slices: they must not be changed.
-	Question quiz.Question
+	// stable id of the YAML file or the generator. The rows of one
+	// question share it: it must not be changed.
+	Question *quiz.Question
 	Rating   fsrs.Rating
 	// Correct is the verdict recorded: the answer was right (a flashcard:
 	// rated Hard or better).
@@ -71,7 +71,7 @@ type ExportedCard struct {
 	Deck string
 	// Question is the card's question as it is now; see
 	// ExportedReview.Question.
-	Question quiz.Question
+	Question *quiz.Question
 	// Card is the card's FSRS state.
 	Card fsrs.Card
 	// Retrievability is the probability of recalling the card at the time
@@ -216,7 +216,7 @@ func (r *reviewRow) exported(qs exportQuestions) (ExportedReview, error) {
 	out := ExportedReview{
 		ReviewedAt:  fromMS(r.at),
 		Deck:        q.deck,
-		Question:    q.question,
+		Question:    &q.question,
 		Rating:      fsrs.Rating(r.rating),
 		Correct:     r.correct != 0,
 		Duration:    time.Duration(r.durationMS) * time.Millisecond,
@@ -283,7 +283,7 @@ func (db *DB) walkCards(ctx context.Context, userID int64, now time.Time, pageRo
 		for i := range page {
 			q := qs[page[i].questionID]
 			card, _ := page[i].card.card(now)
-			if !emit(ExportedCard{Deck: q.deck, Question: q.question, Card: card, Retrievability: sched.Retrievability(card, now)}) {
+			if !emit(ExportedCard{Deck: q.deck, Question: &q.question, Card: card, Retrievability: sched.Retrievability(card, now)}) {
 				return nil
 			}
 		}

@@ -124,6 +124,7 @@ func wantReviews(t *testing.T, db *DB, userID int64) []ExportedReview {
 			rating, state                 int
 			previous                      sql.NullInt64
 		)
+		e.Question = &quiz.Question{}
 		if err := rows.Scan(&at, &e.Deck, &e.Question.ExtID, &qtype, &e.Question.Prompt, &rating, &answer, &e.Correct,
 			&durationMS, &state, &before, &after, &previous); err != nil {
 			t.Fatal(err)
@@ -149,7 +150,7 @@ func wantReviews(t *testing.T, db *DB, userID int64) []ExportedReview {
 // sameReview compares what wantReviews reads.
 func sameReview(got, want ExportedReview) bool {
 	g, w := got, want
-	g.Question, w.Question = quiz.Question{}, quiz.Question{}
+	g.Question, w.Question = nil, nil
 	gr, _ := json.Marshal(g)
 	wr, _ := json.Marshal(w)
 	return string(gr) == string(wr) && got.Question.ExtID == want.Question.ExtID &&
