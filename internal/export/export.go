@@ -89,7 +89,7 @@ func WriteReviews(w io.Writer, reviews iter.Seq2[store.ExportedReview, error], o
 	n := 0
 	for r, err := range readAhead(reviews, aheadBatch) {
 		if err != nil {
-			return n, fmt.Errorf("export reviews: %w", err)
+			return n, fmt.Errorf("write reviews.csv: %w", err)
 		}
 		q := r.Question
 		cw.Time(r.ReviewedAt)
@@ -110,12 +110,12 @@ func WriteReviews(w io.Writer, reviews iter.Seq2[store.ExportedReview, error], o
 		cw.Float(days(r.DueAfter.Sub(r.ReviewedAt)))
 		cw.Text(StateWord(r.StateBefore))
 		if err := cw.End(); err != nil {
-			return n, fmt.Errorf("export reviews: %w", err)
+			return n, fmt.Errorf("write reviews.csv: %w", err)
 		}
 		n++
 	}
 	if err := cw.Flush(); err != nil {
-		return n, fmt.Errorf("export reviews: %w", err)
+		return n, fmt.Errorf("write reviews.csv: %w", err)
 	}
 	return n, nil
 }
@@ -127,7 +127,7 @@ func WriteCards(w io.Writer, cards iter.Seq2[store.ExportedCard, error], opt Opt
 	n := 0
 	for c, err := range readAhead(cards, aheadBatch) {
 		if err != nil {
-			return n, fmt.Errorf("export cards: %w", err)
+			return n, fmt.Errorf("write cards.csv: %w", err)
 		}
 		cw.Text(c.Deck)
 		cw.Text(c.Question.ExtID)
@@ -141,12 +141,12 @@ func WriteCards(w io.Writer, cards iter.Seq2[store.ExportedCard, error], opt Opt
 		cw.Int(int64(c.Card.Lapses))
 		cw.Time(c.Card.LastReview)
 		if err := cw.End(); err != nil {
-			return n, fmt.Errorf("export cards: %w", err)
+			return n, fmt.Errorf("write cards.csv: %w", err)
 		}
 		n++
 	}
 	if err := cw.Flush(); err != nil {
-		return n, fmt.Errorf("export cards: %w", err)
+		return n, fmt.Errorf("write cards.csv: %w", err)
 	}
 	return n, nil
 }

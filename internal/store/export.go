@@ -85,7 +85,10 @@ const (
 	exportLearnerQuery = `SELECT desired_retention FROM users WHERE id = ?1`
 	// A page of reviews in the order of review_log_user_day (migration
 	// 0006): time, then state before, then id, which makes the order total.
-	// The row value continues after the last row of the page before.
+	// The row value continues after the last row of the page before. (Two
+	// reviews of one card share a millisecond only after the clock was set
+	// back; they then come in the order of their states, and so does
+	// PreviousReview.)
 	exportReviewsQuery = `SELECT r.id, r.question_id, r.reviewed_at, r.state_before, r.rating, r.answer,
 		r.correct, r.duration_ms, r.due_before, r.due_after
 		FROM review_log r
