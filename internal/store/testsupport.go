@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -68,6 +69,44 @@ func (db *DB) DeckQuestions(ctx context.Context, slug string, published bool) ([
 		return nil, fmt.Errorf("store: questions of deck %s: %w", slug, err)
 	}
 	return out, nil
+}
+
+// BulkReviews adds n reviews of userID directly, in one transaction and
+// one statement, for benchmarks and tests that read many reviews: review
+// i is of questionIDs[i % len(questionIDs)] with answers[i %
+// len(questionIDs)], at start + i*step, rated 1 to 4 in turn (correct
+// unless rated 1), taking 4 to 13 seconds. The first review of each
+// question is that of a new card; later ones are of a card in review,
+// due a day before, each scheduling 3 days. No card is written.
+func (db *DB) BulkReviews(ctx context.Context, userID int64, questionIDs []int64, answers []quiz.Response, n int, start time.Time, step time.Duration) error {
+	if len(questionIDs) == 0 || len(answers) != len(questionIDs) {
+		return fmt.Errorf("store: bulk reviews: %d questions, %d answers", len(questionIDs), len(answers))
+	}
+	ids, err := json.Marshal(questionIDs)
+	if err != nil {
+		return fmt.Errorf("store: bulk reviews: %w", err)
+	}
+	answerJSON, err := json.Marshal(answers)
+	if err != nil {
+		return fmt.Errorf("store: bulk reviews: %w", err)
+	}
+	err = db.txKeepSessions(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `WITH RECURSIVE seq(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM seq WHERE i + 1 < ?1),
+			r(i, k, at) AS (SELECT i, i % ?2, ?3 + i * ?4 FROM seq)
+			INSERT INTO review_log (request_id, user_id, question_id, rating, answer, correct, reviewed_at, duration_ms,
+				state_before, due_before, stability_before, difficulty_before, elapsed_days, retrievability,
+				state_after, due_after, stability_after, difficulty_after, scheduled_days)
+			SELECT 'bulk-' || (SELECT coalesce(max(id), 0) FROM review_log) || '-' || i, ?5, json_extract(?6, '$[' || k || ']'), 1 + i % 4,
+				json_extract(?7, '$[' || k || ']'), i % 4 > 0, at, 4000 + i % 9000,
+				CASE WHEN i < ?2 THEN 0 ELSE 2 END, CASE WHEN i < ?2 THEN at ELSE at - 86400000 END, 3, 5, 3, 0.9,
+				2, at + 3 * 86400000, 3.5, 5, 3
+			FROM r`, n, len(questionIDs), ms(start), step.Milliseconds(), userID, string(ids), string(answerJSON))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("store: bulk reviews: %w", err)
+	}
+	return nil
 }
 
 // TableChecksums returns a SHA-256 of every table's full content, keyed by

@@ -459,7 +459,8 @@ func feedback(f studyForm, card store.CardPreview, resp quiz.Response, csrf stri
 	return v
 }
 
-const notAnswered = "(未回答)"
+// The feedback words an answer as quiz does for every page and export.
+const notAnswered = quiz.NotAnswered
 
 // clozeFills is, gap by gap, the word that fills it and what the learner
 // typed there, marked right or not.
@@ -484,70 +485,10 @@ func clozeFills(q quiz.Question, resp quiz.Response, res quiz.Result) []views.Cl
 	return fills
 }
 
-func truthText(b *bool) string {
-	switch {
-	case b == nil:
-		return notAnswered
-	case *b:
-		return "正しい"
-	}
-	return "誤り"
-}
+func truthText(b *bool) string { return quiz.TruthText(b) }
 
 // givenText renders the learner's answer for the feedback.
-func givenText(q quiz.Question, r quiz.Response) string {
-	var parts []string
-	sep := ", "
-	switch q.Type {
-	case quiz.SingleChoice:
-		if r.Choice >= 0 && r.Choice < len(q.Choices) {
-			parts = append(parts, q.Choices[r.Choice])
-		}
-	case quiz.MultiChoice:
-		for _, i := range r.Selected {
-			if i >= 0 && i < len(q.Choices) {
-				parts = append(parts, q.Choices[i])
-			}
-		}
-	case quiz.TrueFalse:
-		return truthText(r.Bool)
-	case quiz.Cloze, quiz.Typed:
-		sep = " / "
-		if len(r.Texts) > 1 {
-			// Several gaps: each answer with its gap's number, as the
-			// form named them, an empty one included.
-			answered := false
-			for i, t := range r.Texts {
-				if strings.TrimSpace(t) == "" {
-					t = notAnswered
-				} else {
-					answered = true
-				}
-				parts = append(parts, fmt.Sprintf("空欄 %d: %s", i+1, t))
-			}
-			if !answered {
-				parts = nil
-			}
-			break
-		}
-		for _, t := range r.Texts {
-			if strings.TrimSpace(t) != "" {
-				parts = append(parts, t)
-			}
-		}
-	case quiz.Order:
-		sep = " → "
-		for _, i := range r.Order {
-			if i >= 0 && i < len(q.Items) {
-				parts = append(parts, q.Items[i])
-			}
-		}
-	}
-	if len(parts) == 0 {
-		return notAnswered
-	}
-	return strings.Join(parts, sep)
-}
+func givenText(q quiz.Question, r quiz.Response) string { return q.AnswerText(r) }
 
 // gradeNotice tells what the grade just given did.
 func gradeNotice(rec store.Recorded) string {
