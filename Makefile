@@ -8,7 +8,7 @@ BIN     := bin/kubequiz
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: generate check-generated build build-static run test test-short crashtest fuzz vet fmt bench assets check-assets clean
+.PHONY: generate check-generated build build-static run test test-short crashtest soak fuzz vet fmt bench assets check-assets clean
 
 generate: ## regenerate *_templ.go from views/*.templ (templ pinned by go.mod's tool directive)
 	$(GO) tool templ generate
@@ -48,6 +48,17 @@ CRASH_TRIALS ?= 20
 
 crashtest: ## the kill -9 test of acknowledged reviews, CRASH_TRIALS trials (20)
 	KUBEQUIZ_CRASH_TRIALS=$(CRASH_TRIALS) $(GO) test -count=1 -v -timeout 60m -run '^TestKillDuringReviews$$' ./internal/store/
+
+# The soak run (cmd/kqsoak): bin/kubequiz serve as a child process on a
+# temporary database, SOAK_LEARNERS learners studying for SOAK_DURATION
+# with 2 to 8 s of thought per card, one admin importing and ingesting,
+# and kubequiz backup halfway, whose copy is checked against the reviews
+# acknowledged before it. make test runs a short one (TestSoakShort).
+SOAK_DURATION ?= 3m
+SOAK_LEARNERS ?= 200
+
+soak: build ## 200 learners and an admin against one kubequiz serve for SOAK_DURATION (3m), a backup halfway
+	$(GO) run ./cmd/kqsoak -bin $(BIN) -learners $(SOAK_LEARNERS) -duration $(SOAK_DURATION)
 
 # Each fuzz target for FUZZTIME, one at a time (go test -fuzz takes one
 # target); make test runs their seed corpora only.

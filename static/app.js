@@ -13,6 +13,12 @@
       window.location.reload();
     }
   });
+
+  // A wide chart that scrolls in its own box (the statistics page's
+  // calendar of reviews) starts at its end, where the latest days are.
+  document.querySelectorAll("[data-scroll-end]").forEach(function (el) {
+    el.scrollLeft = el.scrollWidth;
+  });
   // Send the CSRF token with every htmx request.
   document.addEventListener("htmx:configRequest", function (evt) {
     var meta = document.querySelector('meta[name="csrf-token"]');

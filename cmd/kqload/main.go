@@ -61,6 +61,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"kubequiz/internal/loadclient"
 	"kubequiz/internal/store"
 )
 
@@ -370,17 +371,17 @@ func measureRun(ctx context.Context, cfg config, stderr io.Writer) (report, erro
 	if slices.Contains(cfg.phases, "study") {
 		total := 0
 		for _, l := range learners {
-			total += l.graded
+			total += l.Graded()
 		}
 		rep.ReviewsPerLearner = float64(total) / float64(len(learners))
 	}
 	rep.Ratios = ratios{
-		GradeToSQLite:       ratio(rep.rate("study", opGrade), rep.rate("sqlite", opInsert)),
-		GradeToSQLiteNormal: ratio(rep.rate("study", opGrade), rep.rate("sqlite-normal", opInsert)),
-		PageToEcho:          ratio(rep.rate("page", opPage), rep.rate("echo", opHello)),
-		GradeP99MS:          rep.phase("study").op(opGrade).P99MS,
-		FloorToSQLite:       ratio(rep.rate("echo-study", opGrade), rep.rate("sqlite", opInsert)),
-		GradeToFloor:        ratio(rep.rate("study", opGrade), rep.rate("echo-study", opGrade)),
+		GradeToSQLite:       ratio(rep.rate("study", loadclient.OpGrade), rep.rate("sqlite", opInsert)),
+		GradeToSQLiteNormal: ratio(rep.rate("study", loadclient.OpGrade), rep.rate("sqlite-normal", opInsert)),
+		PageToEcho:          ratio(rep.rate("page", loadclient.OpPage), rep.rate("echo", opHello)),
+		GradeP99MS:          rep.phase("study").op(loadclient.OpGrade).P99MS,
+		FloorToSQLite:       ratio(rep.rate("echo-study", loadclient.OpGrade), rep.rate("sqlite", opInsert)),
+		GradeToFloor:        ratio(rep.rate("study", loadclient.OpGrade), rep.rate("echo-study", loadclient.OpGrade)),
 	}
 
 	return rep, nil
@@ -399,15 +400,15 @@ func (r report) rate(phase, op string) float64 { return r.phase(phase).op(op).Pe
 
 // setUp starts the server (or checks the target), creates the learners and
 // signs them in, and subscribes each to every deck.
-func setUp(ctx context.Context, cfg config, dir string, transport http.RoundTripper, stderr io.Writer) (string, []*learner, func(), int, error) {
+func setUp(ctx context.Context, cfg config, dir string, transport http.RoundTripper, stderr io.Writer) (string, []*loadclient.Browser, func(), int, error) {
 	stop := func() {}
 	base := cfg.url
 	// A tag of this run keeps logins unique on a server used before.
 	tag := fmt.Sprintf("%x", time.Now().UnixNano()&0xffffff)
-	learners := make([]*learner, cfg.users)
+	learners := make([]*loadclient.Browser, cfg.users)
 	for i := range learners {
 		login := fmt.Sprintf("load-%s-%03d", tag, i)
-		learners[i] = newLearner(base, login, "study load passphrase "+login, transport, cfg.seed+uint64(i))
+		learners[i] = loadclient.New(base, login, "study load passphrase "+login, transport, cfg.seed+uint64(i))
 	}
 	if cfg.url == "" {
 		p, err := startInProcess(ctx, dir, cfg.copies, cfg.sync, discardLogger())
@@ -430,7 +431,7 @@ func setUp(ctx context.Context, cfg config, dir string, transport http.RoundTrip
 		}
 		base, stop = b, func() { stopServer(); closeDB() }
 		for _, l := range learners {
-			l.base = base
+			l.Base = base
 		}
 	} else if err := addToDatabase(ctx, cfg.dbPath, learners, loadNewPerDay, loadReviewsPerDay); err != nil {
 		return "", nil, stop, 0, err
@@ -438,13 +439,13 @@ func setUp(ctx context.Context, cfg config, dir string, transport http.RoundTrip
 	// Sign-ins run two at a time: the server hashes two passwords at once,
 	// and more attempts in flight from one address would meet its
 	// per-address sign-in limit.
-	err := eachOf(learners, 2, func(l *learner) error { return l.signIn(ctx) })
+	err := eachOf(learners, 2, func(l *loadclient.Browser) error { return l.SignIn(ctx) })
 	var decks atomic.Int64
 	if err == nil {
-		err = eachOf(learners, 8, func(l *learner) error {
-			n, err := l.subscribeAll(ctx)
+		err = eachOf(learners, 8, func(l *loadclient.Browser) error {
+			n, err := l.SubscribeAll(ctx)
 			if n == 0 && err == nil {
-				err = fmt.Errorf("%s: no deck to subscribe to", l.login)
+				err = fmt.Errorf("%s: no deck to subscribe to", l.Login)
 			}
 			decks.Store(int64(n)) // the same for every learner
 			return err
@@ -458,7 +459,7 @@ func setUp(ctx context.Context, cfg config, dir string, transport http.RoundTrip
 }
 
 // eachOf runs fn for every learner, n at a time, and returns the first error.
-func eachOf(ls []*learner, n int, fn func(*learner) error) error {
+func eachOf(ls []*loadclient.Browser, n int, fn func(*loadclient.Browser) error) error {
 	errs := make([]error, len(ls))
 	sem := make(chan struct{}, n)
 	done := make(chan struct{})
@@ -477,36 +478,36 @@ func eachOf(ls []*learner, n int, fn func(*learner) error) error {
 
 // runPhase runs one turn of a named phase: warmup unrecorded, then d
 // recorded. The write ceilings keep their files in dir.
-func runPhase(ctx context.Context, cfg config, name string, ls []*learner, transport http.RoundTripper, dir string, warmup, d time.Duration) (measured, error) {
+func runPhase(ctx context.Context, cfg config, name string, ls []*loadclient.Browser, transport http.RoundTripper, dir string, warmup, d time.Duration) (measured, error) {
 	switch name {
 	case "study":
 		for _, l := range ls {
-			l.think = cfg.think
+			l.Think = loadclient.PauseAround(cfg.think)
 		}
 		defer func() {
 			for _, l := range ls {
-				l.think = 0
+				l.Think = nil
 			}
 		}()
 		return warmAndMeasure(ctx, len(ls), warmup, d, cfg.maxRequests,
-			func(ctx context.Context, w int, rec *recorder) error { return ls[w].studyOnce(ctx, rec) },
-			opAnswer, opGrade), nil
+			func(ctx context.Context, w int, rec *loadclient.Recorder) error { return ls[w].StudyOnce(ctx, rec) },
+			loadclient.OpAnswer, loadclient.OpGrade), nil
 	case "page":
 		return warmAndMeasure(ctx, len(ls), warmup, d, cfg.maxRequests,
-			func(ctx context.Context, w int, rec *recorder) error { return ls[w].pageOnce(ctx, rec) },
-			opPage), nil
+			func(ctx context.Context, w int, rec *loadclient.Recorder) error { return ls[w].PageOnce(ctx, rec) },
+			loadclient.OpPage), nil
 	case "echo":
 		base, stop, err := loopback(bareEcho(), discardLogger())
 		if err != nil {
 			return measured{}, err
 		}
 		defer stop()
-		clients := make([]*learner, len(ls))
+		clients := make([]*loadclient.Browser, len(ls))
 		for i := range clients {
-			clients[i] = newLearner(base, "", "", transport, 0)
+			clients[i] = loadclient.New(base, "", "", transport, 0)
 		}
 		return warmAndMeasure(ctx, len(ls), warmup, d, cfg.maxRequests,
-			func(ctx context.Context, w int, rec *recorder) error { return clients[w].hello(ctx, rec) },
+			func(ctx context.Context, w int, rec *loadclient.Recorder) error { return hello(ctx, clients[w], rec) },
 			opHello), nil
 	case "echo-study":
 		return replayedStudy(ctx, cfg, ls, transport, warmup, d)
@@ -523,8 +524,8 @@ func runPhase(ctx context.Context, cfg config, name string, ls []*learner, trans
 // there, with a jar of its own holding the learner's cookies: the same
 // requests, cookies and answers, without kubequiz's work, and the cookies
 // the replayed answers set stay with the stand-ins.
-func replayedStudy(ctx context.Context, cfg config, ls []*learner, transport http.RoundTripper, warmup, d time.Duration) (measured, error) {
-	answered, graded, err := ls[0].captureReview(ctx)
+func replayedStudy(ctx context.Context, cfg config, ls []*loadclient.Browser, transport http.RoundTripper, warmup, d time.Duration) (measured, error) {
+	answered, graded, err := ls[0].CaptureReview(ctx)
 	if err != nil {
 		return measured{}, err
 	}
@@ -533,37 +534,42 @@ func replayedStudy(ctx context.Context, cfg config, ls []*learner, transport htt
 		return measured{}, err
 	}
 	defer stop()
-	at, err := url.Parse(base + "/study")
-	if err != nil {
-		return measured{}, err
-	}
-	stand := make([]*learner, len(ls))
+	stand := make([]*loadclient.Browser, len(ls))
 	for i, l := range ls {
-		from, err := url.Parse(l.base + "/study")
+		cookies, err := l.Cookies("/study")
 		if err != nil {
 			return measured{}, err
 		}
-		stand[i] = newLearner(base, l.login, "", transport, cfg.seed+uint64(i))
-		stand[i].client.Jar.SetCookies(at, l.client.Jar.Cookies(from))
-		stand[i].think = cfg.think
+		stand[i] = loadclient.New(base, l.Login, "", transport, cfg.seed+uint64(i))
+		if err := stand[i].SetCookies("/study", cookies); err != nil {
+			return measured{}, err
+		}
+		stand[i].Think = loadclient.PauseAround(cfg.think)
 	}
 	return warmAndMeasure(ctx, len(stand), warmup, d, cfg.maxRequests,
-		func(ctx context.Context, w int, rec *recorder) error { return stand[w].studyOnce(ctx, rec) },
-		opAnswer, opGrade), nil
+		func(ctx context.Context, w int, rec *loadclient.Recorder) error { return stand[w].StudyOnce(ctx, rec) },
+		loadclient.OpAnswer, loadclient.OpGrade), nil
 }
 
-// hello is one request to the bare echo handler.
-func (l *learner) hello(ctx context.Context, rec *recorder) error {
+// opHello and opInsert are the kinds of request of the ceilings, as
+// reported beside the study loop's (loadclient.OpPage and the others).
+const (
+	opHello  = "GET /hello"
+	opInsert = "BEGIN;INSERT;COMMIT"
+)
+
+// hello is one request of b to the bare echo handler.
+func hello(ctx context.Context, b *loadclient.Browser, rec *loadclient.Recorder) error {
 	start := time.Now()
-	code, err := l.send(ctx, http.MethodGet, "/hello", nil, false)
+	code, err := b.Send(ctx, http.MethodGet, "/hello", nil, false)
 	if err == nil {
-		err = expect(opHello, code, http.StatusOK, l.body.Bytes())
+		err = loadclient.Expect(opHello, code, http.StatusOK, b.Body())
 	}
 	if err != nil {
-		rec.fail(opHello, err)
+		rec.Fail(opHello, err)
 		return err
 	}
-	rec.observe(opHello, time.Since(start))
+	rec.Observe(opHello, time.Since(start))
 	return nil
 }
 
@@ -580,15 +586,15 @@ func sqliteCeiling(ctx context.Context, cfg config, path string, sync store.Sync
 	if _, err := p.Run(ctx, time.Now().Add(warmup), limit, nil); err != nil {
 		return measured{}, err
 	}
-	rec := newRecorder()
+	rec := loadclient.NewRecorder()
 	cpu := cpuTime()
 	start := time.Now()
-	_, err = p.Run(ctx, start.Add(d), limit, func(d time.Duration) { rec.observe(opInsert, d) })
+	_, err = p.Run(ctx, start.Add(d), limit, func(d time.Duration) { rec.Observe(opInsert, d) })
 	elapsed := time.Since(start)
 	if err != nil {
-		rec.fail(opInsert, err)
+		rec.Fail(opInsert, err)
 	}
-	return measured{recs: []*recorder{rec}, elapsed: elapsed, cpu: cpuTime() - cpu, ops: []string{opInsert}}, nil
+	return measured{recs: []*loadclient.Recorder{rec}, elapsed: elapsed, cpu: cpuTime() - cpu, ops: []string{opInsert}}, nil
 }
 
 // loadAverage is the machine's 1, 5 and 15 minute load averages, where the

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"kubequiz/internal/loadclient"
 	"kubequiz/internal/store"
 )
 
@@ -49,8 +50,8 @@ func TestRun(t *testing.T) {
 		}
 	}
 	for _, c := range []struct{ phase, op string }{
-		{"study", opAnswer}, {"study", opGrade},
-		{"page", opPage}, {"echo", opHello}, {"echo-study", opAnswer}, {"echo-study", opGrade},
+		{"study", loadclient.OpAnswer}, {"study", loadclient.OpGrade},
+		{"page", loadclient.OpPage}, {"echo", opHello}, {"echo-study", loadclient.OpAnswer}, {"echo-study", loadclient.OpGrade},
 		{"sqlite", opInsert}, {"sqlite-normal", opInsert},
 	} {
 		o := rep.phase(c.phase).op(c.op)
@@ -102,76 +103,25 @@ func TestParseConfig(t *testing.T) {
 	}
 }
 
-// gradePage is a grade form as views.StudyAnswered renders it.
-const gradePage = `<section id="study"><article class="feedback right">…</article>
-<form method="post" action="/study/grade" hx-post="/study/grade" hx-target="#study" hx-swap="outerHTML show:window:top" class="study-grade">
-<input type="hidden" name="_csrf" value="tok"><input type="hidden" name="q" value="12"><input type="hidden" name="p" value="0123456789abcdef0123456789abcdef">
-<input type="hidden" name="d" value=""><input type="hidden" name="t" value="1700000000000">
-<input type="hidden" name="answer" value="{&#34;choice&#34;:2}"><input type="hidden" name="ms" value="900">
-<fieldset><div class="grades">
-<button type="submit" name="rating" value="1" class="outline">Again <small>1分</small></button>
-<button type="submit" name="rating" value="3" data-preselected aria-describedby="grade-hint" autofocus>Good <small>10分</small></button>
-</div></fieldset></form></section>`
-
-// questionPage has an answer form with each kind of control.
-const questionPage = `<form method="post" action="/logout"><input type="hidden" name="_csrf" value="tok"></form>
-<form method="post" action="/study/answer" hx-post="/study/answer" class="study-answer">
-<input type="hidden" name="q" value="7"><input type="hidden" name="revealed" value="1"/>
-<label><input type="radio" name="choice" value="2" autofocus> a &lt;b&gt;</label><label><input type="radio" name="choice" value="0"> c</label>
-<input type="checkbox" name="sel" value="1"><input type="text" name="gap" autocomplete="off"><input type="text" name="gap">
-<select name="pos-0"><option value="1">1</option><option value="2" selected>2</option></select>
-<button type="submit">回答する</button></form>`
-
-func TestParseForms(t *testing.T) {
-	g := parseForms([]byte(gradePage), markGradeForm)
-	if len(g) != 1 {
-		t.Fatalf("grade forms: %d, want 1", len(g))
-	}
-	f := g[0]
-	if f.action != "/study/grade" || f.hidden.Get("answer") != `{"choice":2}` || f.hidden.Get("p") != "0123456789abcdef0123456789abcdef" ||
-		f.hidden.Get("_csrf") != "tok" || f.hidden.Get("ms") != "900" {
-		t.Errorf("grade form %+v", f)
-	}
-	if len(f.buttons) != 2 || f.buttons[1] != (button{name: "rating", value: "3", pressed: true}) || f.buttons[0].pressed {
-		t.Errorf("buttons %+v", f.buttons)
-	}
-
-	q := parseForms([]byte(questionPage), markAnswerForm)
-	if len(q) != 1 {
-		t.Fatalf("answer forms: %d, want 1", len(q))
-	}
-	f = q[0]
-	if f.hidden.Get("q") != "7" || f.hidden.Get("revealed") != "1" || f.hidden.Has("_csrf") {
-		t.Errorf("hidden fields %v (the sign-out form's token is not this form's)", f.hidden)
-	}
-	if !slices.Equal(f.radios["choice"], []string{"2", "0"}) || !slices.Equal(f.checks["sel"], []string{"1"}) ||
-		!slices.Equal(f.texts, []string{"gap", "gap"}) || len(f.selects) != 1 || f.selects[0] != (selectField{"pos-0", "2"}) {
-		t.Errorf("controls: radios %v, checks %v, texts %v, selects %v", f.radios, f.checks, f.texts, f.selects)
-	}
-	if len(parseForms([]byte(questionPage), markGradeForm)) != 0 {
-		t.Error("found a grade form in a question page")
-	}
-}
-
 // TestReplayEcho checks that the floor's server answers each study route
 // with the reply it was given: the body, the captured headers but Date and
 // a stale Content-Length, and a length of its own.
 func TestReplayEcho(t *testing.T) {
-	answered := reply{
-		header: http.Header{"Content-Type": {"text/html; charset=UTF-8"}, "X-Kept": {"answer"},
+	answered := loadclient.Reply{
+		Header: http.Header{"Content-Type": {"text/html; charset=UTF-8"}, "X-Kept": {"answer"},
 			"Date": {"Mon, 02 Jan 2006 15:04:05 GMT"}, "Content-Length": {"999"}},
-		body: []byte(`<form hx-post="/study/grade">answered</form>`),
+		Body: []byte(`<form hx-post="/study/grade">answered</form>`),
 	}
-	graded := reply{
-		header: http.Header{"Content-Type": {"text/html; charset=UTF-8"}, "X-Kept": {"grade"}},
-		body:   []byte(`<section id="study">graded</section>`),
+	graded := loadclient.Reply{
+		Header: http.Header{"Content-Type": {"text/html; charset=UTF-8"}, "X-Kept": {"grade"}},
+		Body:   []byte(`<section id="study">graded</section>`),
 	}
 	srv := httptest.NewServer(replayEcho(answered, graded))
 	defer srv.Close()
 	form := url.Values{"q": {"7"}, "choice": {"2"}}.Encode()
 	tests := []struct {
 		method, path string
-		want         reply
+		want         loadclient.Reply
 	}{
 		{http.MethodGet, "/study", graded},
 		{http.MethodPost, "/study/answer", answered},
@@ -197,11 +147,11 @@ func TestReplayEcho(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if resp.StatusCode != http.StatusOK || !bytes.Equal(got, tc.want.body) {
-				t.Errorf("status %d, body %q; want 200, %q", resp.StatusCode, got, tc.want.body)
+			if resp.StatusCode != http.StatusOK || !bytes.Equal(got, tc.want.Body) {
+				t.Errorf("status %d, body %q; want 200, %q", resp.StatusCode, got, tc.want.Body)
 			}
-			if resp.ContentLength != int64(len(tc.want.body)) || resp.Header.Get("X-Kept") != tc.want.header.Get("X-Kept") {
-				t.Errorf("length %d, X-Kept %q; want %d, %q", resp.ContentLength, resp.Header.Get("X-Kept"), len(tc.want.body), tc.want.header.Get("X-Kept"))
+			if resp.ContentLength != int64(len(tc.want.Body)) || resp.Header.Get("X-Kept") != tc.want.Header.Get("X-Kept") {
+				t.Errorf("length %d, X-Kept %q; want %d, %q", resp.ContentLength, resp.Header.Get("X-Kept"), len(tc.want.Body), tc.want.Header.Get("X-Kept"))
 			}
 			if d := resp.Header.Get("Date"); d == "" || d == "Mon, 02 Jan 2006 15:04:05 GMT" {
 				t.Errorf("Date %q; want the server's own", d)

@@ -21,6 +21,7 @@ import (
 
 	"kubequiz/internal/account"
 	"kubequiz/internal/bank"
+	"kubequiz/internal/loadclient"
 	"kubequiz/internal/quiz"
 	"kubequiz/internal/store"
 	"kubequiz/internal/web"
@@ -66,14 +67,14 @@ func bareEcho() http.Handler {
 // their parsing and their answers and nothing of kubequiz's own work. GET
 // /study, which the learners load before their first card, gets the
 // grade's answer too: it carries the next card.
-func replayEcho(answered, graded reply) http.Handler {
+func replayEcho(answered, graded loadclient.Reply) http.Handler {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
-	send := func(r reply) echo.HandlerFunc {
+	send := func(r loadclient.Reply) echo.HandlerFunc {
 		// The server dates each answer itself.
-		header := r.header.Clone()
+		header := r.Header.Clone()
 		header.Del("Date")
-		header.Set(echo.HeaderContentLength, strconv.Itoa(len(r.body)))
+		header.Set(echo.HeaderContentLength, strconv.Itoa(len(r.Body)))
 		return func(c echo.Context) error {
 			if c.Request().Method == http.MethodPost {
 				if _, err := c.FormParams(); err != nil {
@@ -82,7 +83,7 @@ func replayEcho(answered, graded reply) http.Handler {
 			}
 			maps.Copy(c.Response().Header(), header)
 			c.Response().WriteHeader(http.StatusOK)
-			_, err := c.Response().Write(r.body)
+			_, err := c.Response().Write(r.Body)
 			return err
 		}
 	}
@@ -162,13 +163,13 @@ func bundledBank(copies int) ([]bank.Decoded, error) {
 // does, with production password hashes (two at a time, the server's own
 // cap) and raises their daily limits so that the run is never held back by
 // them.
-func addLearners(ctx context.Context, db *store.DB, ls []*learner, newPerDay, reviewsPerDay int) error {
+func addLearners(ctx context.Context, db *store.DB, ls []*loadclient.Browser, newPerDay, reviewsPerDay int) error {
 	var (
 		wg    sync.WaitGroup
 		mu    sync.Mutex
 		first error
 	)
-	next := make(chan *learner)
+	next := make(chan *loadclient.Browser)
 	for range 2 {
 		wg.Go(func() {
 			for l := range next {
@@ -189,12 +190,12 @@ func addLearners(ctx context.Context, db *store.DB, ls []*learner, newPerDay, re
 	return first
 }
 
-func addLearner(ctx context.Context, db *store.DB, l *learner, newPerDay, reviewsPerDay int) error {
-	login, name, err := account.CheckNew(l.login, l.login, l.password, l.password)
+func addLearner(ctx context.Context, db *store.DB, l *loadclient.Browser, newPerDay, reviewsPerDay int) error {
+	login, name, err := account.CheckNew(l.Login, l.Login, l.Password, l.Password)
 	if err != nil {
 		return fmt.Errorf("%w: %w", err, quiz.ErrInvalid)
 	}
-	hash, err := account.DefaultHashParams().Hash(l.password)
+	hash, err := account.DefaultHashParams().Hash(l.Password)
 	if err != nil {
 		return err
 	}
@@ -215,7 +216,7 @@ func cmpErr(first, err error) error {
 // addToDatabase creates the learners' accounts in the database file of a
 // server run apart (-url with -db), as "kubequiz user add" does, with the
 // same raised daily limits.
-func addToDatabase(ctx context.Context, dbPath string, ls []*learner, newPerDay, reviewsPerDay int) error {
+func addToDatabase(ctx context.Context, dbPath string, ls []*loadclient.Browser, newPerDay, reviewsPerDay int) error {
 	db, err := store.Open(ctx, dbPath)
 	if err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -56,7 +57,7 @@ func ingestCmd(ctx context.Context, args []string, getenv func(string) string, s
 	// file stops the command with nothing touched.
 	docs := make([]ingest.Parsed, 0, len(names))
 	for _, name := range names {
-		doc, err := parseChangelogFile(name, opts)
+		doc, err := parseChangelogFile(ctx, name, opts)
 		if err != nil {
 			return err
 		}
@@ -71,7 +72,7 @@ func ingestCmd(ctx context.Context, args []string, getenv func(string) string, s
 		return err
 	}
 	defer closeDB()
-	p := ingest.New(db, quizgen.Generate)
+	p := ingest.New(db, quizgen.GenerateContext)
 	batch, err := p.Generate(ctx, docs, opts.Lang, nil)
 	if err != nil {
 		return fmt.Errorf("ingest: %w", err)
@@ -101,7 +102,7 @@ func formatNames() string {
 // parseChangelogFile reads and parses one document. A file over the size
 // limit is refused before it is read whole. Errors are one line that names
 // the file.
-func parseChangelogFile(name string, opts ingest.Options) (*changelog.Document, error) {
+func parseChangelogFile(ctx context.Context, name string, opts ingest.Options) (*changelog.Document, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, fmt.Errorf("ingest: %w", err)
@@ -121,7 +122,7 @@ func parseChangelogFile(name string, opts ingest.Options) (*changelog.Document, 
 	if err != nil {
 		return nil, fmt.Errorf("ingest: read %s: %w", name, err)
 	}
-	doc, err := ingest.Parse(ingest.Source{Name: name, Data: b}, opts)
+	doc, err := ingest.Parse(ctx, ingest.Source{Name: name, Data: b}, opts)
 	if errors.Is(err, changelog.ErrNoRelease) {
 		return nil, fmt.Errorf("ingest: %s: %v; give it with -release", name, err)
 	}
@@ -217,18 +218,64 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// ingestJSON is what -json prints for one document.
+// ingestJSON is what -json prints for one document. StageChanges are the
+// changes of the document's release, each (PR, stage, feature) once, in
+// the order the entries state them; EarlierStageChanges those of earlier
+// releases the document recalls ("alpha in 1.31"), which the timeline
+// uses. The entries keep every statement, each where it was read.
 type ingestJSON struct {
-	File         string              `json:"file"`
-	Document     *changelog.Document `json:"document"`
-	StageChanges []stageChangeJSON   `json:"stage_changes"`
-	Questions    []quizgen.Generated `json:"questions"`
-	Result       store.IngestResult  `json:"result"`
+	File                string              `json:"file"`
+	Document            *changelog.Document `json:"document"`
+	StageChanges        []stageChangeJSON   `json:"stage_changes"`
+	EarlierStageChanges []stageChangeJSON   `json:"earlier_stage_changes"`
+	Questions           []quizgen.Generated `json:"questions"`
+	Result              store.IngestResult  `json:"result"`
 }
 
 type stageChangeJSON struct {
 	Entry string `json:"entry"`
 	changelog.StageChange
+}
+
+// sameFact reports whether two stage changes state one fact again (in a
+// note, under another kind, in a highlight): the same stage by the same
+// PR, of features spelt alike, or, stated by two entries, one with a
+// longer name ("DRA Device Binding Conditions" in a highlight and "Device
+// Binding Conditions" in its entry). One entry may change two gates whose
+// names contain one another (CSIMigration and CSIMigrationGCE).
+func sameFact(a, b changelog.StageChange, twoEntries bool) bool {
+	if a.Stage != b.Stage || a.PR != b.PR {
+		return false
+	}
+	if changelog.FeatureKey(a.Feature) == changelog.FeatureKey(b.Feature) {
+		return true
+	}
+	return twoEntries && a.PR > 0 && (wordsWithin(a.Feature, b.Feature) || wordsWithin(b.Feature, a.Feature))
+}
+
+// wordsWithin reports whether the words of short are words of long in a
+// row, in any case and number, "/" and "&" read as "and" ("Immutable
+// Secrets/ConfigMaps" within "Immutable Secrets and ConfigMaps").
+func wordsWithin(short, long string) bool {
+	s, l := factWords(short), factWords(long)
+	for i := 0; i+len(s) <= len(l); i++ {
+		if slices.Equal(l[i:i+len(s)], s) {
+			return true
+		}
+	}
+	return false
+}
+
+var andSpelling = strings.NewReplacer("/", " and ", "&", " and ")
+
+func factWords(name string) []string {
+	ws := strings.Fields(strings.ToLower(andSpelling.Replace(name)))
+	for i, w := range ws {
+		if len(w) > 3 {
+			ws[i] = strings.TrimSuffix(w, "s")
+		}
+	}
+	return ws
 }
 
 // regeneratedJSON is what -json prints for a stored document whose
@@ -244,13 +291,20 @@ func printIngestJSON(out io.Writer, batch ingest.Batch, saved ingest.Saved, dryR
 	inputs, results := batch.Inputs, saved.Results
 	docs := make([]ingestJSON, len(inputs))
 	for i, in := range inputs {
-		d := ingestJSON{File: in.File, Document: in.Document, StageChanges: []stageChangeJSON{}, Questions: in.Generated, Result: results[i]}
+		d := ingestJSON{File: in.File, Document: in.Document, StageChanges: []stageChangeJSON{}, EarlierStageChanges: []stageChangeJSON{},
+			Questions: in.Generated, Result: results[i]}
 		if d.Questions == nil {
 			d.Questions = []quizgen.Generated{}
 		}
 		for _, e := range in.Document.Entries {
 			for _, sc := range e.Stages {
-				d.StageChanges = append(d.StageChanges, stageChangeJSON{Entry: e.Key, StageChange: sc})
+				if changelog.CompareReleases(sc.Release, in.Document.Release) != 0 {
+					d.EarlierStageChanges = append(d.EarlierStageChanges, stageChangeJSON{Entry: e.Key, StageChange: sc})
+					continue
+				}
+				if !slices.ContainsFunc(d.StageChanges, func(o stageChangeJSON) bool { return sameFact(o.StageChange, sc, o.Entry != e.Key) }) {
+					d.StageChanges = append(d.StageChanges, stageChangeJSON{Entry: e.Key, StageChange: sc})
+				}
 			}
 		}
 		docs[i] = d

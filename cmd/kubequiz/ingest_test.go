@@ -160,10 +160,11 @@ func TestIngestDryRunJSONAndReingest(t *testing.T) {
 	var got struct {
 		DryRun    bool `json:"dry_run"`
 		Documents []struct {
-			Document     changelog.Document  `json:"document"`
-			StageChanges []json.RawMessage   `json:"stage_changes"`
-			Questions    []quizgen.Generated `json:"questions"`
-			Result       store.IngestResult  `json:"result"`
+			Document            changelog.Document  `json:"document"`
+			StageChanges        []json.RawMessage   `json:"stage_changes"`
+			EarlierStageChanges []json.RawMessage   `json:"earlier_stage_changes"`
+			Questions           []quizgen.Generated `json:"questions"`
+			Result              store.IngestResult  `json:"result"`
 		} `json:"documents"`
 	}
 	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
@@ -173,8 +174,11 @@ func TestIngestDryRunJSONAndReingest(t *testing.T) {
 		t.Fatalf("-json: %+v", got)
 	}
 	d := got.Documents[0]
-	if len(d.Document.Entries) != 3 || d.Document.Entries[0].Text == "" || len(d.StageChanges) != 3 || d.Result.Deck.Slug != "v1-36-sig-node" {
-		t.Errorf("-json document: %d entries, %d stage changes, deck %q", len(d.Document.Entries), len(d.StageChanges), d.Result.Deck.Slug)
+	// FooBarVolume's GA is 1.36's change; its alpha and beta, in the
+	// note, are earlier ones.
+	if len(d.Document.Entries) != 3 || d.Document.Entries[0].Text == "" || len(d.StageChanges) != 1 || len(d.EarlierStageChanges) != 2 || d.Result.Deck.Slug != "v1-36-sig-node" {
+		t.Errorf("-json document: %d entries, %d stage changes and %d earlier ones, deck %q",
+			len(d.Document.Entries), len(d.StageChanges), len(d.EarlierStageChanges), d.Result.Deck.Slug)
 	}
 
 	// Stored, then stored again: the second run reports the document unchanged.

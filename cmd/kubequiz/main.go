@@ -7,6 +7,7 @@
 //	kubequiz backup [flags] FILE   copy the database while the server runs
 //	kubequiz healthcheck [flags]   exit 0 when a running server is healthy
 //	kubequiz user add|passwd LOGIN add an account or set its password
+//	kubequiz export reviews|cards  write a learner's reviews or cards as CSV
 //	kubequiz version               print the version
 package main
 
@@ -65,6 +66,7 @@ commands:
   backup       copy the database to a new file, also while the server runs
   healthcheck  check that a running server answers /healthz (for container health checks)
   user         add an account (user add -admin LOGIN) or set its password (user passwd LOGIN)
+  export       write a learner's reviews or cards as CSV (export reviews -user LOGIN)
   version      print the version
 
 Run "kubequiz <command> -h" for a command's flags.`
@@ -90,6 +92,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return healthcheck(ctx, rest, getenv, stderr)
 	case "user":
 		return userCmd(ctx, rest, getenv, stdin, stdout, stderr)
+	case "export":
+		return exportCmd(ctx, rest, getenv, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "kubequiz", version)
 		return nil

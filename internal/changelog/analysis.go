@@ -82,6 +82,12 @@ type event struct {
 	promo    bool
 	revert   bool
 	evidence string
+	// explicit: the sentence names the release of the change.
+	explicit bool
+	// def is a default state (StageDefaultOn or StageDefaultOff) stated
+	// with a level (alpha, beta, GA) and folded into it: "promoted to
+	// beta, enabled by default" is beta and on by default, two facts.
+	def Stage
 }
 
 var (
@@ -90,7 +96,7 @@ var (
 	reTrailParens     = regexp.MustCompile(`\s*\([^()]*\)\s*$`)
 	reAnyParens       = regexp.MustCompile(`\s*\([^()]*\)`)
 	reObjLead         = regexp.MustCompile(`(?i)^\s*(?:the\s+|an?\s+)?(?:new\s+)?(?:use\s+of\s+(?:the\s+)?)?(?:support\s+for\s+(?:the\s+)?)?(?:(?:deprecated|alpha|beta|ga|ga'ed|withdrawn|generally available|general available)\s+)*`)
-	reObjTrail        = regexp.MustCompile(`(?i)\s*(?:feature[- ]?gates?|feature[- ]?flags?|features?|gates?|flags?|api)\s*$`)
+	reObjTrail        = regexp.MustCompile(`(?i)(?:^|\s+)(?:feature[- ]?gates?|feature[- ]?flags?|features?|gates?|flags?|api)\s*$`)
 	reSubjectLead     = regexp.MustCompile(`^\s*[A-Za-z][\w.-]*(?:\s+[A-Za-z][\w.-]*)?:\s+`)
 	reLeadPreposition = regexp.MustCompile(`(?i)^(?:in|on|at|for|to|from|since|as|by|with|of|and|or)\b`)
 	reReplacement     = regexp.MustCompile(`(?i)\bin favou?r of\b|\binstead\b|\buse\b|\breplaced by\b|代わりに|を使用`)
@@ -139,8 +145,11 @@ func analyzeStages(pt plainText, ms []mention, ctx analysisCtx) []event {
 			}
 		}
 		refs, at := prRefs(sent)
-		var prev []mention
-		prevEnd := 0
+		var (
+			prev    []mention
+			prevEnd int
+			sentEvs []event
+		)
 		for i, m := range matches {
 			if m.inferred && (reStopgapGate.MatchString(pt.low) || defaultOnIn(pt.low)) {
 				// "a new feature gate … will be removed in a future
@@ -168,14 +177,41 @@ func analyzeStages(pt plainText, ms []mention, ctx analysisCtx) []event {
 					// in the other commands.
 					continue
 				}
-				raw = append(raw, event{
+				sentEvs = append(sentEvs, event{
 					feature: sj.name, mtype: sj.typ, stage: m.stage, release: release, pr: pr,
-					promo: m.promo, evidence: strings.TrimSpace(sent),
+					promo: m.promo, evidence: strings.TrimSpace(sent), explicit: m.release != "",
 				})
 			}
 		}
+		raw = append(raw, pastPromotions(sentEvs)...)
 	}
 	return mergeEvents(raw)
+}
+
+// pastPromotions drops, from the events of one sentence, a GA without a
+// release of its own of a feature the sentence removes: a gate is removed
+// after its GA, so the GA is the gate's past ("The feature gates
+// CSIMigrationGCE is graduated to GA and were unconditionally enabled have
+// been removed in v1.25"), not a change of the document's release. A GA
+// the sentence dates ("GA since v1.18") stays, with its own release.
+func pastPromotions(evs []event) []event {
+	removed := map[string]bool{}
+	for _, e := range evs {
+		if e.stage == StageRemoved {
+			removed[FeatureKey(e.feature)] = true
+		}
+	}
+	if len(removed) == 0 {
+		return evs
+	}
+	out := evs[:0]
+	for _, e := range evs {
+		if e.stage == StageGA && !e.explicit && removed[FeatureKey(e.feature)] {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
 }
 
 // pickPR returns the PR referenced last before the match, else the first one
@@ -233,19 +269,28 @@ func subjectsOf(sent string, ms []mention, matches []stageMatch, i, prevEnd int,
 	if i+1 < len(matches) {
 		nextStart = matches[i+1].start
 	}
+	unnamed := false // an identifier left out by unnamedIdentifier
 	capable := func(lo, hi int) []mention {
 		var out []mention
 		for _, x := range ms {
-			if x.start >= lo && x.end <= hi && subjectCapable(x.typ, m.stage) && !locative(sent, x) {
-				out = append(out, x)
+			if x.start < lo || x.end > hi || !subjectCapable(x.typ, m.stage) || locative(sent, x) || placeholder(sent, x) {
+				continue
 			}
+			if m.obj[0] >= 0 && reCodeVerb.MatchString(sent[m.start:]) && unnamedIdentifier(sent, x, m.stage) || codeNamed(sent, x, m.stage) {
+				unnamed = true
+				continue
+			}
+			out = append(out, x)
 		}
 		return preferFeatures(out, m.stage)
 	}
 	// 1. The object of "Promoted X to GA": the names in it, else the phrase.
 	if m.obj[0] >= 0 {
 		if c := capable(m.obj[0], m.obj[1]); len(c) > 0 {
-			return c
+			return completeNames(sent, c, m.obj[0], m.obj[1])
+		}
+		if unnamed {
+			return nil // "Deprecated MinNodeScore in favor of MinScore": a constant
 		}
 		obj := sent[m.obj[0]:m.obj[1]]
 		if p := cleanPhrase(obj, m.stage); p != "" {
@@ -261,6 +306,10 @@ func subjectsOf(sent string, ms []mention, matches []stageMatch, i, prevEnd int,
 	// platform ("Added full cgroup v2 swap support … Support for cgroup v1
 	// is removed"), removes nothing it names. A flag or a gate named
 	// there is removed.
+	if (m.stage == StageRemoved || m.stage == StageDeprecated) && !m.after && m.obj[0] < 0 &&
+		reAccessTo.MatchString(strings.TrimSpace(sent[prevEnd:m.start])) {
+		return nil // "Direct access to the Raw field of metav1.FieldsV1 is deprecated": a way to reach it
+	}
 	if m.stage == StageRemoved && !m.after && m.obj[0] < 0 {
 		clause := strings.ToLower(strings.TrimSpace(sent[prevEnd:m.start]))
 		if reRestriction.MatchString(clause) {
@@ -273,7 +322,11 @@ func subjectsOf(sent string, ms []mention, matches []stageMatch, i, prevEnd int,
 	// 2. Names since the previous match, nearest group first.
 	if !m.after {
 		if c := capable(prevEnd, m.end); len(c) > 0 {
-			return lastGroup(sent, c)
+			g := lastGroup(sent, c)
+			if g[len(g)-1].end <= m.start {
+				return completeNames(sent, g, prevEnd, m.start)
+			}
+			return g
 		}
 	}
 	// 3. The previous match's subject: "X graduated to beta and is enabled
@@ -312,7 +365,7 @@ func subjectsOf(sent string, ms []mention, matches []stageMatch, i, prevEnd int,
 	// own text, a Japanese sentence with a subject of its own ("device
 	// taint と toleration を beta に昇格させた") is about that, not about a
 	// gate a later sentence names.
-	if len(ctx.context) > 0 && (ctx.contextAll || isMaturity(m.stage)) && !namesAnything(ms) &&
+	if len(ctx.context) > 0 && !m.named && (ctx.contextAll || isMaturity(m.stage)) && !namesAnything(ms) &&
 		(ctx.contextAll || !ownJaSubject(sent[:m.start])) {
 		out := make([]mention, 0, len(ctx.context))
 		for _, c := range ctx.context {
@@ -320,13 +373,199 @@ func subjectsOf(sent string, ms []mention, matches []stageMatch, i, prevEnd int,
 		}
 		return out
 	}
-	// 6. A phrase: the Japanese subject before を/が/は, or the English
-	// subject at the start of the sentence.
+	if m.named || unnamed {
+		// "This feature gate is an alpha": of the gate a name says; a
+		// piece of code left out above is not read as a phrase either.
+		return nil
+	}
+	// 6. A phrase: the Japanese subject before を/が/は, the English subject
+	// at the start of the sentence, or one after the statement.
+	if m.after && !hasJapanese(sent) && !namesAnything(ms) {
+		if p := phraseAfter(sent[m.end:hi], m.stage); p != "" {
+			return []mention{{name: p, typ: MentionFeature}}
+		}
+	}
 	if p := phraseSubject(sent, m, prevEnd); p != "" {
 		return []mention{{name: p, typ: MentionFeature}}
 	}
 	return nil
 }
+
+// placeholder reports whether a name stands between braces, a placeholder
+// of a path: "{kubelet_root_dir}/plugins".
+func placeholder(sent string, x mention) bool {
+	return x.start > 0 && sent[x.start-1] == '{' || x.end < len(sent) && sent[x.end] == '}'
+}
+
+// unnamedIdentifier reports whether a deprecation or removal of an
+// identifier, the object of "Deprecated" or "Removed", that the sentence
+// does not call a feature, a gate, an API or a flag is one of code rather
+// than of a feature: a constant ("Deprecated
+// MinNodeScore and MaxNodeScore in favor of MinScore and MaxScore"), a
+// method ("Removed the temporary build-tagged ProtoMessage() marker
+// method"), a helper, a type. Such changes are no stage facts.
+func unnamedIdentifier(sent string, x mention, st Stage) bool {
+	if x.typ != MentionIdentifier || st != StageDeprecated && st != StageRemoved {
+		return false
+	}
+	before := tail(sent[:x.start], 24)
+	return !reKindBefore.MatchString(before) && !reVersionBefore.MatchString(before) && !reKindAfter.MatchString(sent[x.end:])
+}
+
+// codeNamed reports whether a deprecated or removed identifier is called a
+// piece of code ("cri-client helper メソッド NewLogOptions を削除した",
+// "the ProtoMessage() marker method"), or is a type of a Go package.
+func codeNamed(sent string, x mention, st Stage) bool {
+	if st != StageDeprecated && st != StageRemoved {
+		return false
+	}
+	if x.typ == MentionFieldPath {
+		// "genericclioptions.IOStreams", "metav1.FieldsV1": a Go type of a
+		// package, not a field of an API object.
+		last := x.name[strings.LastIndexByte(x.name, '.')+1:]
+		return last != "" && isUpper(last[0])
+	}
+	if x.typ != MentionIdentifier {
+		return false
+	}
+	return reCodeBefore.MatchString(tail(sent[:x.start], 24)) || reCodeAfter.MatchString(sent[x.end:])
+}
+
+var (
+	reCodeBefore = regexp.MustCompile(`(?i)\b(?:methods?|functions?|helpers?|types?|structs?|constants?|interfaces?)\s+$|(?:メソッド|関数|ヘルパー|構造体|定数)\s*$`)
+	reCodeAfter  = regexp.MustCompile(`(?i)^(?:\(\)|\s+(?:methods?|functions?|helpers?|structs?|constants?|interfaces?)\b|\s*(?:メソッド|関数|構造体|定数))`)
+)
+
+var (
+	// reCodeVerb starts "Deprecated X" or "Removed X", whose object may be
+	// code; "Deprecation of X" heads a text about a feature.
+	reCodeVerb = regexp.MustCompile(`(?i)^(?:deprecat(?:e|es|ed|ing)|remov(?:e|es|ed|ing))\b`)
+	// reVersionBefore ends with an API version: the kind after it is
+	// served by it ("discovery.k8s.io/v1beta1 EndpointSlices").
+	reVersionBefore = regexp.MustCompile(`/v\d+(?:(?:alpha|beta)\d+)?\s+$`)
+	reKindBefore    = regexp.MustCompile(`(?i)\b(?:features?|feature[- ]?gates?|gates?|フィーチャーゲート|機能)\s*:?\s*$`)
+	reKindAfter     = regexp.MustCompile(`(?i)^\s*(?:features?\b|feature[- ]?gates?\b|gates?\b|apis?\b|flags?\b|feature[- ]?flags?\b|フィーチャーゲート|機能|API)`)
+)
+
+// completeNames makes a lone name the noun phrase it starts, or ends, in
+// the span lo to hi of the sentence before the statement: the name with
+// the words after it up to the verb ("OpenStack Cinder CSI migration is on
+// by default", "The EndpointSlice topology field has been removed", "Moved
+// `non-graceful node` shutdown to GA"), and capitalised words before it
+// that start the clause ("Multi vCenter support is deprecated"). Words
+// that only say what the name is ("feature gate", "API") add nothing, and
+// a preposition ends the phrase where it stands. A name in a comparison
+// ("vSphere releases less than 67u3 are deprecated") is no subject. Lists
+// of names, and names of other kinds (flags, metrics, API versions, named
+// features), are left as they are.
+func completeNames(sent string, subj []mention, lo, hi int) []mention {
+	if len(subj) != 1 {
+		return subj
+	}
+	x := subj[0]
+	switch x.typ {
+	case MentionFeatureGate, MentionIdentifier, MentionCode, MentionConfigField:
+	default:
+		return subj
+	}
+	words := strings.Fields(reTrailAux.ReplaceAllString(sent[x.end:hi], ""))
+	if x.end < hi && !isSpaceByte(sent[x.end]) {
+		words = nil // punctuation or a quote after the name: not one phrase
+	}
+	var tail []string
+	kind := false // a word that says what the name is came first
+	for i, w := range words {
+		lw := strings.ToLower(w)
+		if comparisonWord[lw] {
+			return nil
+		}
+		if len(tail) == 0 && kindWord[lw] {
+			kind = true
+			continue // "the X feature gate", "the X API": X is named
+		}
+		if kind || stopWord[lw] || !rePhraseWord.MatchString(w) {
+			break // the phrase ends here
+		}
+		tail = append(tail, w)
+		if i+1 < len(words) {
+			switch next := strings.ToLower(words[i+1]); {
+			case (next == "field" || next == "fields" || next == "api") && i+2 == len(words):
+				tail = append(tail, words[i+1]) // "the EndpointSlice topology field"
+			case next == "field" || next == "fields" || next == "api":
+				tail = nil // "GetAllocatableResources podresources API endpoint": the name is the first
+			case kindWord[next]:
+				tail = nil // "X topology feature gate": a gate spelt apart is too unsure
+			default:
+				continue
+			}
+			break
+		}
+	}
+	start, end := x.start, x.end
+	if len(tail) > 0 {
+		if len(tail) > 3 {
+			return nil // a longer noun phrase than a name: not one to name
+		}
+		end = strings.Index(sent[x.end:hi], tail[len(tail)-1]) + x.end + len(tail[len(tail)-1])
+	}
+	if before := strings.Fields(sent[lo:x.start]); len(before) > 0 && len(before) <= 5 {
+		// Capitalised words that start the clause before the name,
+		// joined by "for" or "of": "Multi vCenter support", "Finalizer
+		// Protection for Service LoadBalancers".
+		i := 0
+		if l := strings.ToLower(before[0]); l == "the" || l == "a" || l == "an" {
+			i = 1
+		}
+		lead := before[i:]
+		ok := len(lead) > 0 && len(lead) <= 4 && isSpaceByte(sent[x.start-1])
+		for j, w := range lead {
+			lw := strings.ToLower(w)
+			if (lw == "for" || lw == "of") && j > 0 && j < len(lead)-1 {
+				continue
+			}
+			ok = ok && rePhraseWord.MatchString(w) && isUpper(w[0]) && !phraseLead[lw] && !kindWord[lw] &&
+				!reVerbWord.MatchString(lw) && !(strings.HasSuffix(lw, "s") && !isUpper(w[len(w)-2]))
+		}
+		if ok {
+			start = strings.LastIndex(sent[:x.start], lead[0])
+		}
+	}
+	if start == x.start && end == x.end {
+		return subj
+	}
+	return []mention{{start: start, end: end, name: sent[start:end], typ: MentionFeature}}
+}
+
+var (
+	// reTrailAux is the auxiliary verb before a stage statement: "is",
+	// "has been", "are now".
+	reTrailAux = regexp.MustCompile(`(?i)(?:\s+(?:is|are|was|were|has|have|had|been|be|being|now|also|formally|officially|fully|completely|finally))+\s*$`)
+	// rePhraseWord is a word that may be part of a name: letters, digits
+	// and hyphens.
+	rePhraseWord = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9-]*$`)
+	// kindWord says what kind of thing a name is, and so adds nothing to it.
+	kindWord = map[string]bool{"feature": true, "features": true, "gate": true, "gates": true, "feature-gate": true,
+		"feature-gates": true, "flag": true, "flags": true, "feature-flag": true, "api": true, "apis": true,
+		"field": true, "fields": true, "functionality": true, "capability": true, "featuregate": true, "featuregates": true}
+	// stopWord ends a noun phrase.
+	stopWord = map[string]bool{"in": true, "on": true, "to": true, "for": true, "from": true, "with": true, "of": true,
+		"by": true, "and": true, "or": true, "as": true, "at": true, "via": true, "the": true, "a": true, "an": true,
+		"that": true, "which": true, "when": true, "if": true, "will": true, "can": true, "should": true, "since": true,
+		"into": true, "behind": true, "under": true, "after": true, "before": true, "until": true, "it": true,
+		"its": true, "so": true, "but": true, "not": true, "no": true, "now": true, "is": true, "are": true,
+		"was": true, "were": true, "has": true, "have": true, "had": true, "be": true, "been": true, "being": true}
+	// reVerbWord is a verb that may open an entry before a name:
+	// "Upgrades IPv6Dualstack to Beta".
+	reVerbWord = regexp.MustCompile(`^(?:upgrad|updat|bump|mov|mak|mark|set|us|switch|turn|chang|drop|allow|fix|add|remov|renam|introduc|graduat|promot|deprecat|enabl|disabl|lock|support|featuregate)`)
+	// comparisonWord makes a name the term of a comparison, not a subject.
+	comparisonWord = map[string]bool{"less": true, "than": true, "older": true, "newer": true, "greater": true, "lower": true, "higher": true}
+)
+
+func isSpaceByte(c byte) bool { return c == ' ' || c == '\t' || c == '\n' }
+
+// reAccessTo starts a clause whose subject is a way of reaching what it
+// names.
+var reAccessTo = regexp.MustCompile(`(?i)^(?:the\s+)?(?:direct\s+)?(?:access|writes?|reads?)\s+(?:to|of)\b`)
 
 // reRestriction starts a clause whose subject is a limit put on what it
 // names, not the thing named.
@@ -429,12 +668,30 @@ func ownJaSubject(before string) bool {
 
 // locative reports whether a name is only where the change happens: "in
 // ResourceSlices", "ResourceSlice 内の".
+//
+// A name followed by "feature gate" is no place ("can be disabled via the
+// ClientsAllowCARotation feature gate"). A name other than a gate after
+// "for" is a complement, not the subject ("diskformat storage class
+// parameter for in-tree vSphere volume plugin is deprecated"), unless it
+// is what "support for" names.
 func locative(sent string, x mention) bool {
-	if reLocativeBefore.MatchString(tail(sent[:x.start], 24)) {
+	if reGateAfterName.MatchString(sent[x.end:]) {
+		return false
+	}
+	before := tail(sent[:x.start], 24)
+	if reLocativeBefore.MatchString(before) {
+		return true
+	}
+	if c := reComplementBefore.FindStringSubmatch(before); c != nil && x.typ != MentionFeatureGate && x.typ != MentionFeature && !strings.EqualFold(c[1], "support") {
 		return true
 	}
 	return reLocativeAfter.MatchString(sent[x.end:])
 }
+
+var (
+	reGateAfterName    = regexp.MustCompile(`(?i)^\s*(?:feature[- ]?gates?\b|フィーチャーゲート)`)
+	reComplementBefore = regexp.MustCompile(`(?i)(\w*)\s+for\s+(?:the\s+)?(?:in-tree\s+|out-of-tree\s+)?$`)
+)
 
 func namesAnything(ms []mention) bool {
 	for _, m := range ms {
@@ -513,11 +770,56 @@ func phraseSubject(sent string, m stageMatch, prevEnd int) string {
 	}
 	b = strings.TrimPrefix(strings.TrimPrefix(b, "The "), "the ")
 	p := cleanPhrase(b, m.stage)
-	if p == "" || !isUpper(p[0]) && !isDigit(p[0]) {
+	if p == "" || !isUpper(p[0]) && !isDigit(p[0]) && !componentLed(p) {
 		return ""
 	}
 	return p
 }
+
+// componentLed reports whether a phrase of several words starts with a
+// component's name: "The kubelet podresources endpoint is GA".
+func componentLed(p string) bool {
+	f := strings.Fields(p)
+	return len(f) >= 2 && components[strings.ToLower(f[0])]
+}
+
+// reComparison makes a phrase a range of versions, not a name: "VM
+// Hardware version less than 15".
+var reComparison = regexp.MustCompile(`(?i)\b(?:less|more|older|newer|greater|lower|higher)\s+than\b`)
+
+// phraseAfter is the name a statement whose subject follows it gives in
+// words: "Alpha implementation of Kubectl Command Headers: …",
+// "Implemented alpha support for a drop-in kubelet configuration
+// directory". It runs to a punctuation mark or a word that ends a noun
+// phrase.
+func phraseAfter(after string, st Stage) string {
+	after = reSupportFor.ReplaceAllString(after, "")
+	var words []string
+	for _, w := range strings.Fields(after) {
+		end := strings.IndexAny(w, ":;,.()")
+		if end == 0 {
+			break
+		}
+		if end > 0 {
+			w = w[:end]
+		}
+		if stopWord[strings.ToLower(w)] || !rePhraseWord.MatchString(w) {
+			break
+		}
+		words = append(words, w)
+		if end > 0 || len(words) > 5 {
+			break
+		}
+	}
+	if len(words) == 0 || len(words) > 5 {
+		return ""
+	}
+	return cleanPhrase(strings.Join(words, " "), st)
+}
+
+// reSupportFor starts what follows "alpha" before the name: "support for
+// a", "of the".
+var reSupportFor = regexp.MustCompile(`(?i)^\s*(?:(?:support|implementation|version)\s+)?(?:for|of)?\s*(?:the\s+|an?\s+)?`)
 
 // cleanPhrase trims an object phrase to a name, or returns "" when it does
 // not look like one. A maturity change needs a name with a capital letter or
@@ -534,19 +836,35 @@ func cleanPhrase(p string, st Stage) string {
 	if len(words) > 6 || len(words) == 0 || pronounSubject[strings.ToLower(words[0])] {
 		return ""
 	}
-	if strings.ContainsAny(p, ",;") || strings.Contains(strings.ToLower(p), "metric") {
+	if strings.ContainsAny(p, ",;") || strings.Contains(strings.ToLower(p), "metric") || reComparison.MatchString(p) {
 		return ""
 	}
 	if isMaturity(st) && (len(words) < 2 && p == strings.ToLower(p) || strings.Contains(p, "_")) {
 		return ""
 	}
-	if !isMaturity(st) && !technical(p) {
+	if !isMaturity(st) && !technical(p) && !thingNouns[strings.ToLower(words[len(words)-1])] {
 		return ""
 	}
 	if strings.Count(p, "(") != strings.Count(p, ")") || reLeadPreposition.MatchString(p) {
 		return ""
 	}
 	return p
+}
+
+// thingNouns end a phrase in lower case that names something a release
+// can deprecate or remove: "the hyperkube image", "prometheus cluster
+// monitoring addon".
+var thingNouns = map[string]bool{
+	"image": true, "images": true, "addon": true, "addons": true, "add-on": true, "add-ons": true, "plugin": true,
+	"plugins": true, "label": true, "labels": true, "annotation": true, "annotations": true, "command": true,
+	"commands": true, "script": true, "scripts": true, "parameter": true, "parameters": true, "tarball": true,
+}
+
+// jaThingNouns are the Japanese nouns after a Latin name that make it one
+// of the thingNouns: "hyperkube イメージ" is the hyperkube image.
+var jaThingNouns = []struct{ ja, en string }{
+	{"イメージ", "image"}, {"アドオン", "addon"}, {"プラグイン", "plugin"}, {"ラベル", "label"},
+	{"アノテーション", "annotation"}, {"コマンド", "command"}, {"スクリプト", "script"}, {"パラメータ", "parameter"},
 }
 
 // technical reports whether a phrase looks like a name rather than prose:
@@ -564,6 +882,15 @@ func technical(p string) bool {
 // jaRun returns the trailing run of Latin words in s, after dropping generic
 // Japanese nouns such as 機能 and イメージ.
 func jaRun(s string, st Stage) string {
+	noun := ""
+	if loc := reJaTrailNoun.FindStringIndex(s); loc != nil {
+		stripped := strings.TrimSpace(s[loc[0]:loc[1]])
+		for _, n := range jaThingNouns {
+			if strings.HasPrefix(stripped, n.ja) {
+				noun = n.en
+			}
+		}
+	}
 	s = reJaTrailNoun.ReplaceAllString(s, "")
 	s = reTrailParens.ReplaceAllString(s, "")
 	s = strings.TrimRight(s, " ")
@@ -585,7 +912,15 @@ func jaRun(s string, st Stage) string {
 		}
 		break
 	}
-	return cleanPhrase(strings.TrimSpace(s[start:end]), st)
+	run := strings.TrimSpace(s[start:end])
+	if strings.Contains(run, "と") {
+		// "device taint と toleration": the words joined are one name.
+		run = strings.Join(strings.Fields(strings.ReplaceAll(run, "と", " and ")), " ")
+	}
+	if p := cleanPhrase(run, st); p != "" || noun == "" || run == "" {
+		return p
+	}
+	return cleanPhrase(run+" "+noun, st) // "hyperkube イメージ": the hyperkube image
 }
 
 // mergeEvents folds the events of one part into one per feature and release,
@@ -603,9 +938,39 @@ func mergeEvents(raw []event) []event {
 	}
 	out := make([]event, 0, len(order))
 	for _, k := range order {
-		out = append(out, foldStages(byKey[k]))
+		out = append(out, foldGroup(byKey[k])...)
 	}
 	return out
+}
+
+// foldGroup folds the statements about one feature in one release. A
+// feature that reaches a level and whose gate is then deprecated ("Pod
+// process namespace sharing is now Generally Available. The
+// PodShareProcessNamespace feature gate is now deprecated") changed twice:
+// both stay, the level first. Otherwise the statements fold into one
+// (foldStages).
+func foldGroup(es []event) []event {
+	var level, deprecation []event
+	removed := false
+	for _, e := range es {
+		switch e.stage {
+		case StageDeprecated:
+			deprecation = append(deprecation, e)
+		case StageRemoved, StageReverted:
+			removed = true
+		default:
+			level = append(level, e)
+		}
+	}
+	if removed || len(deprecation) == 0 || len(level) == 0 {
+		return []event{foldStages(es)}
+	}
+	lv := foldStages(level)
+	switch lv.stage {
+	case StageAlpha, StageBeta, StageBetaDefaultOn, StageGA:
+		return []event{lv, foldStages(deprecation)}
+	}
+	return []event{foldStages(es)}
 }
 
 // foldStages applies a sequence of statements about one feature: a promotion
@@ -629,10 +994,14 @@ func foldStages(es []event) event {
 			cur = ""
 		}
 		next := combineStages(cur, e.stage, final.promo)
+		if (e.stage == StageDefaultOn || e.stage == StageDefaultOff) && isLevel(next) {
+			final.def = e.stage // stated with the level, folded into it
+		}
 		if next != final.stage {
 			final.pr, final.evidence, final.promo = e.pr, e.evidence, e.promo
 			final.stage = next
 			final.revert = revert
+			final.explicit = e.explicit
 		}
 		if final.mtype != MentionFeatureGate && e.mtype == MentionFeatureGate {
 			final.mtype, final.feature = e.mtype, e.feature
@@ -641,7 +1010,23 @@ func foldStages(es []event) event {
 	if final.stage == StageReverted {
 		final.revert = true
 	}
+	switch {
+	case final.stage == StageBetaDefaultOn:
+		final.def = StageDefaultOn
+	case !isLevel(final.stage):
+		final.def = ""
+	}
 	return final
+}
+
+// isLevel reports whether s is a maturity level: alpha, beta (on by
+// default or not) or GA.
+func isLevel(s Stage) bool {
+	switch s {
+	case StageAlpha, StageBeta, StageBetaDefaultOn, StageGA:
+		return true
+	}
+	return false
 }
 
 // combineStages returns the state after next is stated about a feature that

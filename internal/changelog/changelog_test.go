@@ -2,6 +2,7 @@ package changelog
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -38,8 +39,12 @@ func kindCounts(d *Document) map[Kind]int {
 	return m
 }
 
-// hasStage reports whether some entry states the change.
+// hasStage reports whether some entry states the change; beta and on by
+// default are two facts, which StageBetaDefaultOn asks for together.
 func hasStage(d *Document, feature string, st Stage, release string, pr int) bool {
+	if st == StageBetaDefaultOn {
+		return hasStage(d, feature, StageBeta, release, pr) && hasStage(d, feature, StageDefaultOn, release, pr)
+	}
 	for _, e := range d.Entries {
 		for _, sc := range e.Stages {
 			if FeatureKey(sc.Feature) == FeatureKey(feature) && sc.Stage == st && sc.Release == release && sc.PR == pr {
@@ -495,12 +500,17 @@ func checkStageCases(t *testing.T, cases []stageCase, wrap func(string) []byte) 
 			if rel == "" {
 				rel = "1.30"
 			}
-			for _, sc := range got {
-				if FeatureKey(sc.Feature) == FeatureKey(c.feature) && sc.Stage == c.stage && sc.Release == rel {
-					return
+			want := []Stage{c.stage}
+			if c.stage == StageBetaDefaultOn {
+				want = []Stage{StageBeta, StageDefaultOn} // two facts
+			}
+			for _, w := range want {
+				if !slices.ContainsFunc(got, func(sc StageChange) bool {
+					return FeatureKey(sc.Feature) == FeatureKey(c.feature) && sc.Stage == w && sc.Release == rel
+				}) {
+					t.Errorf("got %+v, want %s %s in %s", got, c.feature, w, rel)
 				}
 			}
-			t.Errorf("got %+v, want %s %s in %s", got, c.feature, c.stage, rel)
 		})
 	}
 }
@@ -567,7 +577,7 @@ func TestStageWordingEnglish(t *testing.T) {
 		// But deprecating the use of X deprecates X.
 		{"Deprecated the use of the `--fancy-flag` flag.", "--fancy-flag", StageDeprecated, ""},
 		{"Deprecated usage of the `FancyGate` feature gate.", "FancyGate", StageDeprecated, ""},
-		{"kubeadm deprecates the use of the `fancykube` image.", "fancykube", StageDeprecated, ""},
+		{"kubeadm deprecates the use of the `fancykube` image.", "fancykube image", StageDeprecated, ""},
 	}, upstreamWith)
 }
 
@@ -1035,5 +1045,58 @@ func TestLinksToPlain(t *testing.T) {
 		if got := toPlain(tt.in).text; got != tt.want {
 			t.Errorf("toPlain(%q) = %q, want %q", tt.in, got, tt.want)
 		}
+	}
+}
+
+// countdownCtx is a context whose Err turns to DeadlineExceeded after it
+// has answered nil a given number of times.
+type countdownCtx struct {
+	context.Context
+	left int
+}
+
+func (c *countdownCtx) Err() error {
+	if c.left <= 0 {
+		return context.DeadlineExceeded
+	}
+	c.left--
+	return nil
+}
+
+func TestParseContextStops(t *testing.T) {
+	var sb strings.Builder
+	sb.WriteString("# v1.99.0\n\n## Changelog since v1.98.0\n\n## Changes by Kind\n\n### Feature\n\n")
+	for n := 1; n <= 1000; n++ {
+		fmt.Fprintf(&sb, "- Graduated FeatureGate%d to GA. ([#%d](https://github.com/kubernetes/kubernetes/pull/%d), [@someone](https://github.com/someone)) [SIG Node]\n", n, n, n)
+	}
+	doc := []byte(sb.String())
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	tests := []struct {
+		name string
+		ctx  context.Context
+		want error
+		at   string // where the error says it stopped
+	}{
+		{"done before it starts", cancelled, context.Canceled, "changelog: parse: context canceled"},
+		{"deadline among the entries", &countdownCtx{Context: context.Background(), left: 3}, context.DeadlineExceeded, "entry 128 of 1000"},
+		{"time enough", &countdownCtx{Context: context.Background(), left: 1 << 20}, nil, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, err := ParseContext(tt.ctx, doc, Options{})
+			if !errors.Is(err, tt.want) {
+				t.Fatalf("ParseContext error = %v, want %v", err, tt.want)
+			}
+			if tt.want == nil {
+				if len(d.Entries) != 1000 {
+					t.Errorf("entries = %d, want 1000", len(d.Entries))
+				}
+				return
+			}
+			if d != nil || !strings.Contains(err.Error(), tt.at) {
+				t.Errorf("ParseContext = %v, %v; want no document and an error naming %q", d, err, tt.at)
+			}
+		})
 	}
 }

@@ -2,6 +2,7 @@ package changelog
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -44,7 +45,13 @@ func (a entryAnalyzer) analyze(e *Entry, r rawEntry, text plainText, notes []pla
 	if r.prose && r.title != "" {
 		var hev []event
 		heading, hev = a.titleFeatures(r.title, firstOr(r.refs, 0))
-		add(hev, "heading")
+		var kept []event
+		for _, ev := range hev {
+			if !a.datedEarlier(ev.feature, text, notes) {
+				kept = append(kept, ev)
+			}
+		}
+		add(kept, "heading")
 		add(a.listStages(r.lines, firstOr(r.refs, a.defaultPR)), "text")
 	}
 
@@ -91,21 +98,104 @@ func (a entryAnalyzer) analyze(e *Entry, r rawEntry, text plainText, notes []pla
 		}
 		return name
 	}
-	e.Focus = canon(focus)
+	e.Focus, _ = usableName(canon(focus))
 
 	seen := map[string]bool{}
 	for i, ev := range events {
-		sc := StageChange{
-			Feature: canon(ev.feature), Stage: ev.stage, Release: ev.release, PR: ev.pr,
-			Revert: ev.revert, Source: sources[i], Evidence: ev.evidence,
-		}
-		k := FeatureKey(sc.Feature) + "|" + string(sc.Stage) + "|" + sc.Release + "|" + sc.Source
-		if seen[k] {
+		name, ok := usableName(canon(ev.feature))
+		if !ok {
 			continue
 		}
-		seen[k] = true
-		e.Stages = append(e.Stages, sc)
+		for _, st := range splitStage(ev) {
+			sc := StageChange{
+				Feature: name, Stage: st, Release: ev.release, PR: ev.pr,
+				Revert: ev.revert, Source: sources[i], Evidence: ev.evidence,
+			}
+			k := FeatureKey(sc.Feature) + "|" + string(sc.Stage) + "|" + sc.Release + "|" + sc.Source
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			e.Stages = append(e.Stages, sc)
+		}
 	}
+}
+
+// usableName returns the name a fact is about as a reader would name the
+// feature, or false when it is none: a verb that opens an entry is no part
+// of a name ("Bumped distroless-iptables"); a group, version and kind
+// written as one path is the versioned kind ("storage.k8s.io/v1alpha1
+// VolumeAttachment"); a name of words with an API field path or a
+// resource path in it ("DRA PodGroup spec.resourceClaims"), or of more
+// words than a name has, is a fragment of a sentence.
+func usableName(name string) (string, bool) {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return "", false
+	}
+	if m := reVersionedKindPath.FindStringSubmatch(name); m != nil {
+		return m[1] + " " + m[2], true
+	}
+	words := strings.Fields(name)
+	if len(words) > 1 && reLeadVerb.MatchString(words[0]) {
+		words = words[1:]
+		name = strings.Join(words, " ")
+	}
+	if len(words) > 6 {
+		return "", false
+	}
+	if len(words) > 1 {
+		for _, w := range words {
+			if w = strings.Trim(w, "`'\".,:;()"); isFieldPath(w) || apiPath(w) {
+				return "", false
+			}
+		}
+	}
+	return name, true
+}
+
+// apiPath reports whether a word is a path of the API or of files
+// ("resourceclaims/binding", "/stats/container"), not a group/version nor
+// names joined by a slash ("Secrets/ConfigMaps").
+func apiPath(w string) bool {
+	if !strings.Contains(w, "/") || reAPIVersion.MatchString(w) {
+		return false
+	}
+	for _, seg := range strings.Split(w, "/") {
+		if seg == "" || !isUpper(seg[0]) {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	// reVersionedKindPath is "group/version/Kind".
+	reVersionedKindPath = regexp.MustCompile(`^([a-z0-9][a-z0-9.-]*/v\d+(?:(?:alpha|beta)\d+)?)/([A-Z][A-Za-z0-9]+)$`)
+	// reLeadVerb is a verb that opens an entry, caught before a name.
+	reLeadVerb = regexp.MustCompile(`^(?:[Bb]ump|[Uu]pdat|[Uu]pgrad|[Aa]dd|[Rr]emov|[Pp]romot|[Gg]raduat|[Dd]eprecat|[Ee]nabl|[Dd]isabl|[Mm]ov|[Ii]ntroduc|[Ii]mplement|[Cc]hang|[Ff]ix|[Rr]enam|[Ss]witch|[Ll]ock)(?:e|es|ed|s|ing)?$`)
+)
+
+// splitStage returns the facts one folded event states: its stage, or for
+// a level stated with a default state both, the level first; after a
+// revert, only the default the revert brought back. "Promoted to
+// beta and enabled by default" is beta and on by default; "graduated to
+// GA, enabled by default" is GA and on by default; "promoted to beta, and
+// it is turned off by default" is beta and off by default. A Timeline
+// folds them back (StageBetaDefaultOn).
+func splitStage(ev event) []Stage {
+	switch {
+	case ev.stage == StageBetaDefaultOn && ev.revert:
+		// "#137946 で revert され、 v1.36.0 リリース時点では beta で
+		// デフォルト有効 に戻っています": the revert turned it back on;
+		// beta is where it stayed.
+		return []Stage{StageDefaultOn}
+	case ev.stage == StageBetaDefaultOn:
+		return []Stage{StageBeta, StageDefaultOn}
+	case ev.def != "" && isLevel(ev.stage):
+		return []Stage{ev.stage, ev.def}
+	}
+	return []Stage{ev.stage}
 }
 
 // focusOf picks the focus from what the text and title say: the first
@@ -254,6 +344,53 @@ func collectMentions(text []mention, notes [][]mention, events []event) []Mentio
 		}
 	}
 	return out
+}
+
+// reBeforeWord speaks of the time before a release: "1.35 以前は …".
+var reBeforeWord = regexp.MustCompile(`(?i)以前|\bpreviously\b|\bprior to\b|\bearlier releases?\b|\buntil now\b|これまで`)
+
+// datedEarlier reports whether a section puts feature in a release before
+// the document's: "Alpha: MemoryQoS" heads a text that says "1.35 以前は
+// MemoryQoS feature gate を有効化すると…", so the heading names the stage
+// the feature is at, not one it reached in this release. A sentence is
+// cut where it names the document's release or a later one, so that "1.35
+// 以前は X …が、1.36 では Y …" speaks of the past for X only.
+func (a entryAnalyzer) datedEarlier(feature string, text plainText, notes []plainText) bool {
+	if a.minor == 0 {
+		return false
+	}
+	key := strings.ToLower(feature)
+	parts := append([]plainText{text}, notes...)
+	for _, pt := range parts {
+		for _, sn := range splitSentences(pt.text) {
+			sent := pt.text[sn.start:sn.end]
+			start := 0
+			cuts := append(reAnyRelease.FindAllStringSubmatchIndex(sent, -1), []int{len(sent), len(sent), len(sent), len(sent)})
+			for _, m := range cuts {
+				minor := a.minor
+				if m[2] < m[3] {
+					if n, err := strconv.Atoi(sent[m[2]:m[3]]); err == nil {
+						minor = n
+					}
+				}
+				if minor < a.minor && m[0] < len(sent) {
+					continue // an earlier release belongs to this span
+				}
+				span := sent[start:m[0]]
+				start = m[0]
+				earlier := reBeforeWord.MatchString(span)
+				for _, r := range reAnyRelease.FindAllStringSubmatch(span, -1) {
+					if n, err := strconv.Atoi(r[1]); err == nil && n < a.minor {
+						earlier = true
+					}
+				}
+				if earlier && strings.Contains(strings.ToLower(span), key) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // titleFeatures reads a highlight title: the features it names and any stage

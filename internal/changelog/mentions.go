@@ -402,6 +402,11 @@ func extractMentions(pt plainText) []mention {
 			}
 		case len(idx) > 1:
 			st, en := toks[idx[0]].start, toks[idx[len(idx)-1]].end
+			if isUpper(s[m[0]]) {
+				// "Node Declared Features": a capital makes the word
+				// part of the name, not a word about it.
+				en = m[1]
+			}
 			phrases = append(phrases, mention{start: st, end: en, name: s[st:en], typ: MentionFeature})
 		}
 	}

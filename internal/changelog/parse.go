@@ -1,6 +1,7 @@
 package changelog
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -26,6 +27,19 @@ var (
 // package's sentinel errors when the input is empty, binary, not UTF-8,
 // larger than MaxDocumentSize, in no known format or without entries.
 func Parse(doc []byte, opts Options) (*Document, error) {
+	return ParseContext(context.Background(), doc, opts)
+}
+
+// ctxCheckEvery is how many entries ParseContext builds between two looks
+// at its context.
+const ctxCheckEvery = 64
+
+// ParseContext is Parse that stops when ctx is done, with an error wrapping
+// ctx.Err(). The time it takes grows with the document's size.
+func ParseContext(ctx context.Context, doc []byte, opts Options) (*Document, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("changelog: parse: %w", err)
+	}
 	if err := checkInput(doc); err != nil {
 		return nil, err
 	}
@@ -103,7 +117,12 @@ func Parse(doc []byte, opts Options) (*Document, error) {
 	if _, m, ok := ParseRelease(d.Release); ok {
 		minor = m
 	}
-	for _, r := range raws {
+	for i, r := range raws {
+		if i%ctxCheckEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, fmt.Errorf("changelog: parse: entry %d of %d: %w", i, len(raws), err)
+			}
+		}
 		e := buildEntry(r, format, d.Release, minor)
 		if e.Text == "" && e.Title == "" {
 			continue
@@ -125,9 +144,68 @@ func Parse(doc []byte, opts Options) (*Document, error) {
 	if len(d.Entries) == 0 {
 		return nil, fmt.Errorf("changelog: %s document: %w", format, ErrNoEntries)
 	}
+	adoptPRs(d)
 	assignKeys(d)
 	return d, nil
 }
+
+// adoptPRs gives a change of the document's release stated without a PR
+// (a highlight, a list under a heading, an upgrade note without a link)
+// the PR of the entry that states the same change, when exactly one PR
+// does: "CSI Migration Beta" over the highlight, and "Feature gates
+// CSIMigration to Beta (on by default)" (#85231) among the features.
+func adoptPRs(d *Document) {
+	type fact struct {
+		key     string
+		stage   Stage
+		release string
+	}
+	prs := map[fact]int{} // -1 when two PRs state it
+	for _, e := range d.Entries {
+		for _, sc := range e.Stages {
+			if sc.PR <= 0 || sc.Release != d.Release {
+				continue
+			}
+			f := fact{spellingKey(sc.Feature), sc.Stage, sc.Release}
+			if pr, ok := prs[f]; ok && pr != sc.PR {
+				prs[f] = -1
+			} else if !ok {
+				prs[f] = sc.PR
+			}
+		}
+	}
+	// A plural of a gate the document names is the gate: "EndpointSlices
+	// are now beta" and "Use the EndpointSlice feature gate".
+	gates := map[string]string{}
+	for _, e := range d.Entries {
+		for _, m := range e.Mentions {
+			if m.Type == MentionFeatureGate {
+				gates[m.Name] = m.Name
+			}
+		}
+	}
+	for i := range d.Entries {
+		for j := range d.Entries[i].Stages {
+			sc := &d.Entries[i].Stages[j]
+			if g, ok := gates[strings.TrimSuffix(sc.Feature, "s")]; ok && strings.HasSuffix(sc.Feature, "s") {
+				sc.Feature = g
+			}
+			if sc.PR != 0 || sc.Release != d.Release {
+				continue
+			}
+			if pr := prs[fact{spellingKey(sc.Feature), sc.Stage, sc.Release}]; pr > 0 {
+				sc.PR = pr
+			}
+		}
+	}
+}
+
+// spellingKey is FeatureKey with "/" and "&" read as "and": "Immutable
+// Secrets/ConfigMaps" and "Immutable Secrets and ConfigMaps" are one
+// feature spelt two ways.
+func spellingKey(name string) string { return FeatureKey(reAndSpelling.Replace(name)) }
+
+var reAndSpelling = strings.NewReplacer("/", " and ", "&", " and ", "＆", " and ")
 
 // labelled reports whether one of an entry's SIG labels names sig (a
 // display name, as NormalizeSIG gives it).

@@ -243,13 +243,17 @@ func TestSharedStageFacts(t *testing.T) {
 			for _, name := range f.names {
 				got = append(got, stagesOf(d, name)...)
 			}
-			for _, sc := range got {
-				if sc.Stage == f.stage && sc.PR == f.pr && sc.Release == d.Release {
-					found[strings.TrimRight(f.doc, "0123456789")]++
-					return
+			// Beta and on by default are two facts.
+			want := []Stage{f.stage}
+			if f.stage == StageBetaDefaultOn {
+				want = []Stage{StageBeta, StageDefaultOn}
+			}
+			for _, w := range want {
+				if !slices.ContainsFunc(got, func(sc StageChange) bool { return sc.Stage == w && sc.PR == f.pr && sc.Release == d.Release }) {
+					t.Fatalf("want %s in %s (#%d); got %+v", w, d.Release, f.pr, got)
 				}
 			}
-			t.Errorf("want %s in %s (#%d); got %+v", f.stage, d.Release, f.pr, got)
+			found[strings.TrimRight(f.doc, "0123456789")]++
 		})
 	}
 	if found["seed"] < 10 || found["up"] < 10 || found["seed"]+found["up"] < 40 {

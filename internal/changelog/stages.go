@@ -31,6 +31,9 @@ type stagePattern struct {
 	// newGate: "a new feature gate", alpha only by inference (see
 	// stageMatch.inferred).
 	newGate bool
+	// named patterns take their subject from a name in the sentence,
+	// never from the entry's focus or a phrase.
+	named bool
 	// ja patterns only run on sentences with Japanese in them.
 	ja bool
 	// need: when set, one of these must occur too (lower case).
@@ -43,7 +46,7 @@ type stagePattern struct {
 var stagePatterns = []stagePattern{
 	// English: general availability.
 	{re: regexp.MustCompile(`\b(?:promot|graduat|mov)(?:e|ed|es|ing)\b(.*?)\bto\s+(?:ga|stable|general availability|generally available)\b`), stage: StageGA, obj: 1, promo: true, triggers: []string{"ga", "stable", "general"}, need: []string{"promot", "graduat", "mov"}},
-	{re: regexp.MustCompile(`\b(?:is|are|was|were|has been|have been|be)\s+(?:now\s+|also\s+)?(?:ga|generally available)\b|\b(?:is|are|has been|have been)\s+now\s+stable\b|\bmade\s+stable\b|\breach(?:es|ed)?\s+(?:ga|general availability|stable)\b`), stage: StageGA, promo: true, triggers: []string{"ga", "stable", "general"}},
+	{re: regexp.MustCompile(`\b(?:is|are|was|were|has been|have been|be)\s+(?:now\s+|also\s+)?(?:in\s+)?(?:ga|generally available|general availability)\b|\b(?:is|are|has been|have been)\s+now\s+stable\b|\bmade\s+stable\b|\breach(?:es|ed)?\s+(?:ga|general availability|stable)\b`), stage: StageGA, promo: true, triggers: []string{"ga", "stable", "general"}},
 	{re: regexp.MustCompile(`\block(?:ed|s)?\s+(?:(.+?)\s+)?(?:to\s+(?:true|enabled|its default|the default|default value|default|on)|on)\b`), stage: StageGA, obj: 1, locked: true, triggers: []string{"lock"}},
 	{re: regexp.MustCompile(`\bunconditionally\s+enabled\b`), stage: StageGA, triggers: []string{"uncondition"}},
 	// A gate that "can no longer be specified" is gone, whatever it is
@@ -58,11 +61,18 @@ var stagePatterns = []stagePattern{
 	{re: regexp.MustCompile(`\bto\s+beta\s*(?:,\s*|\s+)(?:and\s+)?(?:it\s+)?(?:will\s+be\s+|is\s+(?:now\s+)?|now\s+|be\s+)?(?:enabled|turned on|on)\s+by\s+default\b|\bto\s+beta\s*\(\s*(?:on|enabled)\s+by\s+default`), stage: StageBetaDefaultOn, promo: true, future: true, triggers: []string{"beta"}},
 	{re: regexp.MustCompile(`\b(?:promot|graduat|mov)(?:e|ed|es|ing)\b(.*?)\bto\s+beta\b`), stage: StageBeta, obj: 1, promo: true, triggers: []string{"beta"}, need: []string{"promot", "graduat", "mov"}},
 	{re: regexp.MustCompile(`\bto\s+beta\b`), stage: StageBeta, promo: true, triggers: []string{"beta"}},
-	{re: regexp.MustCompile(`\b(?:is|are|was|were|has been|have been)\s+(?:now\s+)?beta\b|\b(?:available|introduced|added)\s+(?:in|as)\s+(?:an?\s+)?beta\b|\breach(?:es|ed)?\s+beta\b`), stage: StageBeta, promo: true, triggers: []string{"beta"}},
+	{re: regexp.MustCompile(`\b(?:is|are|was|were|has been|have been)\s+(?:now\s+)?(?:in\s+)?beta\b|\b(?:available|introduced|added)\s+(?:in|as)\s+(?:an?\s+)?beta\b|\breach(?:es|ed)?\s+beta\b`), stage: StageBeta, promo: true, triggers: []string{"beta"}},
 	// English: alpha.
 	{re: regexp.MustCompile(`\b(?:add|adds|added|adding|introduc(?:e|es|ed|ing)|new|implement(?:s|ed)?)\b([^.;:]*?)\balpha\b`), stage: StageAlpha, obj: 1, subjectAfter: true, triggers: []string{"alpha"}, need: []string{"add", "introduc", "new", "implement"}},
 	{re: regexp.MustCompile(`\b(?:available|introduced|added)\s+(?:in|as)\s+(?:an?\s+)?alpha\b`), stage: StageAlpha, subjectAfter: true, triggers: []string{"alpha"}},
 	{re: regexp.MustCompile(`\bnew\s+(?:alpha\s+)?feature[- ]gates?\b`), stage: StageAlpha, subjectAfter: true, newGate: true, triggers: []string{"new"}},
+	// "Extended the Job API for alpha version of BackoffLimitPerIndex",
+	// "Alpha implementation of Kubectl Command Headers".
+	{re: regexp.MustCompile(`\balpha\s+(?:version|implementation)\s+of\b`), stage: StageAlpha, subjectAfter: true, triggers: []string{"alpha"}},
+	// "This is an alpha field … with the IndexedJob feature gate enabled",
+	// "This feature is alpha and is behind the DaemonSetUpdateSurge
+	// feature gate": what is alpha is the gate the sentence names.
+	{re: regexp.MustCompile(`\b(?:is|are)\s+(?:an?\s+)?alpha(?:\s+(?:field|feature|api))?\b`), stage: StageAlpha, named: true, triggers: []string{"alpha"}},
 	// English: stage and release named together ("alpha in 1.31").
 	{re: regexp.MustCompile(`\b(alpha|beta|ga|stable)\s+in\s+(?:kubernetes\s+)?v?1\.(\d+)\b`), word: 1, rel: 2, triggers: []string{"alpha", "beta", "ga", "stable"}, need: []string{" in "}},
 	// Parenthesised stage after a name: "(alpha)", "(beta in v1.36)", "(beta, enabled by default)".
@@ -70,7 +80,7 @@ var stagePatterns = []stagePattern{
 	// English: default state.
 	{re: regexp.MustCompile(`\b(?:enabled|turned on|switched on|on)\s+by\s+default\b`), stage: StageDefaultOn, state: true, triggers: []string{"by default"}},
 	{re: regexp.MustCompile(`\benabl(?:e|es|ed|ing)\s+(?:the\s+)?(.+?)\s+by\s+default\b`), stage: StageDefaultOn, obj: 1, triggers: []string{"by default"}, need: []string{"enabl"}},
-	{re: regexp.MustCompile(`\b(?:turned|switched)\s+off\s+by\s+default\b`), stage: StageDefaultOff, state: true, triggers: []string{"by default"}},
+	{re: regexp.MustCompile(`\b(?:turned|switched)\s+off\s+by\s+default\b|\b(?:to|now|been)\s+disabled\s+by\s+default\b`), stage: StageDefaultOff, state: true, triggers: []string{"by default"}},
 	{re: regexp.MustCompile(`\bdisabl(?:e|es|ed|ing)\s+(?:the\s+)?(.+?)\s+by\s+default\b`), stage: StageDefaultOff, obj: 1, triggers: []string{"by default"}, need: []string{"disabl"}},
 	// English: deprecation.
 	{re: regexp.MustCompile(`\b(?:is|are|was|were|has been|have been|be|being|been|now|got)\s+(?:now\s+|also\s+|formally\s+|officially\s+)?(?:marked\s+(?:as\s+)?)?deprecated\b`), stage: StageDeprecated, triggers: []string{"deprecat"}},
@@ -128,6 +138,8 @@ func stageWord(w string) Stage {
 	return ""
 }
 
+func isDefault(s Stage) bool { return s == StageDefaultOn || s == StageDefaultOff }
+
 func isMaturity(s Stage) bool {
 	switch s {
 	case StageAlpha, StageBeta, StageBetaDefaultOn, StageGA, StageDefaultOn, StageDefaultOff:
@@ -147,22 +159,29 @@ type stageMatch struct {
 	// inferred: alpha read from "a new feature gate" without the word
 	// alpha; a gate its entry says will be removed is a stopgap instead.
 	inferred bool
+	// locked: a gate locked to its default, which says nothing of the
+	// default itself ("Locked the X feature gate to enabled by default").
+	locked bool
+	named  bool // see stagePattern.named
 }
 
 var (
-	reDefaultOnParen = regexp.MustCompile(`(?i)^\s*[,、]?\s*\(?\s*(?:(?:on|enabled)\s+by\s+default|デフォルト(?:で)?\s*有効)`)
-	reDefaultOnWords = regexp.MustCompile(`(?i)(?:on|enabled)\s+by\s+default|default(?:s)?\s+(?:to\s+)?(?:true|on|enabled)|デフォルト(?:で)?\s*(?:有効|true)`)
-	reReleaseBefore  = regexp.MustCompile(`(?:^|[^\d.])v?1\.(\d+)\s*(?:で|では|から|に|にて|以降で?)?\s*(?:は)?\s*$`)
-	reReleaseBeforeE = regexp.MustCompile(`(?:^|[^\d.])v?1\.(\d+)\s*(?:で|では|から|に|にて|以降で?)\s*(?:は)?\s*$`)
-	reReleaseAfter   = regexp.MustCompile(`(?i)^\s*(?:\([^)]{0,12}\)\s*)?(?:(?:feature|features|gate|way|back|first|already|originally|previously|as|a|an|the|level|stage)\s+){0,4}?(?:in|as of|since)\s+(?:kubernetes\s+)?v?1\.(\d+)\b`)
-	reAnyRelease     = regexp.MustCompile(`(?:^|[^\d.])v?1\.(\d{1,2})(?:[^\d.]|$)`)
-	reDocFix         = regexp.MustCompile(`\bcomments?\b|\btypos?\b`)
+	reDefaultOffParen = regexp.MustCompile(`(?i)^\s*\(\s*(?:off|disabled)\s+by\s+default`)
+	reDefaultOnParen  = regexp.MustCompile(`(?i)^\s*[,、]?\s*\(?\s*(?:(?:on|enabled)\s+by\s+default|デフォルト(?:で)?\s*有効)`)
+	reDefaultOnWords  = regexp.MustCompile(`(?i)(?:on|enabled)\s+by\s+default|default(?:s)?\s+(?:to\s+)?(?:true|on|enabled)|デフォルト(?:で)?\s*(?:有効|true)`)
+	reReleaseBefore   = regexp.MustCompile(`(?:^|[^\d.])v?1\.(\d+)\s*(?:で|では|から|に|にて|以降で?)?\s*(?:は)?\s*$`)
+	reReleaseBeforeE  = regexp.MustCompile(`(?:^|[^\d.])v?1\.(\d+)\s*(?:で|では|から|に|にて|以降で?)\s*(?:は)?\s*$`)
+	reReleaseAfter    = regexp.MustCompile(`(?i)^\s*(?:\([^)]{0,12}\)\s*)?(?:(?:feature|features|gate|way|back|first|already|originally|previously|as|a|an|the|level|stage)\s+){0,4}?(?:in|as of|since)\s+(?:kubernetes\s+)?v?1\.(\d+)\b`)
+	reAnyRelease      = regexp.MustCompile(`(?:^|[^\d.])v?1\.(\d{1,2})(?:[^\d.]|$)`)
+	reDocFix          = regexp.MustCompile(`\bcomments?\b|\btypos?\b`)
 	// reLaterRelease follows a removal that is a plan.
 	reLaterRelease = regexp.MustCompile(`^\s*(?:in|with)\s+(?:a\s+|the\s+)?(?:future|later|subsequent|upcoming|next)\b`)
 	// reRevertTo follows "reverted" that goes back to a behaviour, not
 	// undoes a change of the release: "reverted back to its pre-1.27
 	// behavior".
 	reRevertTo = regexp.MustCompile(`^\s*(?:back\s+)?to\s`)
+	// reRevertOfChange follows "reverted" that undoes a change or a fix.
+	reRevertOfChange = regexp.MustCompile(`(?i)^\s+(?:the\s+|a\s+)?(?:[\w-]+\s+){0,2}?(?:changes?|fix(?:es)?|behaviou?rs?)\s+(?:to|for|in|of)\b`)
 	// reDoneAfter follows the object of "Deprecated X" when the word is an
 	// adjective: "Deprecated metric X has been turned off".
 	reDoneAfter = regexp.MustCompile(`^\s*(?:is|are|was|were|has been|have been)\s+(?:now\s+|also\s+)?(?:turned off|switched off|disabled|hidden|removed|deleted|dropped)\b`)
@@ -175,7 +194,7 @@ var (
 	// reObjUse is the part of reObjAround that, after "Deprecated", still
 	// names X: the use of X is what a deprecation of X asks to stop.
 	reObjUse      = regexp.MustCompile(`(?i)^\s*(?:the\s+|a\s+|an\s+|any\s+)?(?:usages?|uses?)\s+of\b`)
-	reObjStop     = regexp.MustCompile(`(?i)\s+(?:is|are|was|were|will|has|have|in|since|as of|from|which|that|to|with|for)\b|\s+and\s+(?:add|adds|added|make|makes|made|use|used|uses|replace|replaced|introduce|introduced|update|updated|mark|marked|set|move|moved|rename|renamed)\b|[()]`)
+	reObjStop     = regexp.MustCompile(`(?i)\s+(?:is|are|was|were|will|has|have|in|since|as of|from|which|that|to|with|for)(?:[^\w-]|$)|\s+and\s+(?:add|adds|added|make|makes|made|use|used|uses|replace|replaced|introduce|introduced|update|updated|mark|marked|set|move|moved|rename|renamed)\b|[()]`)
 	reNegAfterJa  = regexp.MustCompile(`^(?:ではな|でな|にならな|になっていな|されていな|されな|しな|されず|しません|されません|にはな|予定|される予定|する予定|た場合|る場合|ても|たとき|たら|ると|たよう|るよう|らしい|かもしれ)`)
 	rePRRef       = regexp.MustCompile(`(?:^|[^\w#-])#(\d{4,7})\b|kubernetes/kubernetes/pull/(\d+)`)
 	reKEPBefore   = regexp.MustCompile(`(?i)KEP[\s-]*$`)
@@ -216,7 +235,7 @@ func findStageMatches(sent, low string, docMinor int) []stageMatch {
 				continue // an "object" that long is a whole clause, not a name
 			}
 			sm := stageMatch{start: m[0], end: m[1], stage: p.stage, obj: [2]int{-1, -1}, promo: p.promo, after: p.subjectAfter,
-				inferred: p.newGate && !strings.Contains(low[m[0]:m[1]], "alpha")}
+				inferred: p.newGate && !strings.Contains(low[m[0]:m[1]], "alpha"), locked: p.locked, named: p.named}
 			if p.word > 0 {
 				sm.stage = stageWord(sent[m[2*p.word]:m[2*p.word+1]])
 				if sm.stage == "" {
@@ -275,8 +294,17 @@ func findStageMatches(sent, low string, docMinor int) []stageMatch {
 			if sm.stage == StageRemoved && reLaterRelease.MatchString(after) {
 				continue // "deprecated and removed in a future release"
 			}
-			if sm.stage == StageReverted && reRevertTo.MatchString(after) {
-				continue // "revert (back) to the old behaviour" undoes no change
+			if rest := afterObject(sent, sm, m[1]); sm.stage == StageRemoved && (removedFromPart(rest, sent[:m[0]], ja) || conditional(rest)) {
+				// "Removed X from node declared features", "X has been
+				// removed from the default value of --flag": X stays; "…
+				// if the etcd version is < v3.6.0": only sometimes.
+				continue
+			}
+			if sm.stage == StageReverted && (reRevertTo.MatchString(after) || reRevertOfChange.MatchString(after)) {
+				// "revert (back) to the old behaviour" undoes no change;
+				// "Reverts breaking change to inline AzureFile volumes"
+				// undoes a change to what it names, not the name's stage.
+				continue
 			}
 			// A Japanese beta pattern may carry "(デフォルト有効)" inside.
 			if sm.stage == StageBeta && p.obj == 0 && len(m) > 3 && m[2] >= 0 && reDefaultOnWords.MatchString(sent[m[2]:m[3]]) {
@@ -305,6 +333,13 @@ func findStageMatches(sent, low string, docMinor int) []stageMatch {
 				continue // "1.22 ではデフォルトで有効になります"
 			}
 			out = append(out, sm)
+			if loc := reDefaultOffParen.FindStringIndex(sent[m[1]:]); loc != nil && sm.stage == StageBeta && sm.promo {
+				// "CSIMigrationGCE to Beta (off by default since it
+				// requires …)": beta, and off by default, is two facts.
+				off := sm
+				off.start, off.end, off.stage, off.obj, off.promo = m[1]+loc[0], m[1]+loc[1], StageDefaultOff, [2]int{-1, -1}, false
+				out = append(out, off)
+			}
 		}
 	}
 	sort.SliceStable(out, func(a, b int) bool {
@@ -321,7 +356,7 @@ func findStageMatches(sent, low string, docMinor int) []stageMatch {
 		for _, k := range kept {
 			inside := m.start >= k.start && m.end <= k.end
 			overlap := m.start < k.end && k.start < m.end
-			if inside || overlap && m.stage == k.stage {
+			if inside || overlap && (m.stage == k.stage || k.locked && isDefault(m.stage)) {
 				drop = true
 				break
 			}
@@ -331,6 +366,55 @@ func findStageMatches(sent, low string, docMinor int) []stageMatch {
 		}
 	}
 	return kept
+}
+
+var (
+	// reFromPlace is what something is removed from: "from the kubelet".
+	reFromPlace = regexp.MustCompile(`^\s*(?:\([^)]*\)\s*)?from\s+((?:[^.;,]|\.\w){1,80})`)
+	// reWhole names what a removal from takes something out of
+	// Kubernetes: a component or program, the code, an API or a type of
+	// one ("from pvc.Status"), or its reporting.
+	reWhole = regexp.MustCompile(`(?i)\bkube|\bk8s\b|k8s\.io|cadvisor|scheduler|apiserver|api\b|controller|client-go|\bproxy|\bcode|\bsource tree\b|\brepo|\brelease|\bimages?\b|\bbinar|\bbuild|\bpackage|\bmodule|\bscripts?\b|\bbeing\b|\bcommand|\bcli\b|\betcd\b|\be2e\b|\bcomponents?\b|\b[a-z]\w*\.[A-Z]\w*|コードベース|リポジトリ|スクリプト`)
+	// reJaFrom is the place of a Japanese removal: "X から … を削除".
+	reJaFrom = regexp.MustCompile(`(\S+(?:\s+\S+){0,3})\s*から`)
+	// reCondition makes a change conditional: "… if the etcd version is
+	// < v3.6.0", "… when the feature gate is disabled".
+	reCondition = regexp.MustCompile(`(?i)^[^.;,]{0,40}?\b(?:if|when|unless|whenever|in case)\b`)
+	// rePurpose starts a clause that says why, not when.
+	rePurpose = regexp.MustCompile(`(?i)\b(?:so that|so as|because|in order)\b`)
+	// reProgram is a program named by its hyphenated name: "from
+	// deepcopy-gen".
+	reProgram = regexp.MustCompile(`^(?:the\s+)?[a-z0-9]+-[a-z0-9-]*[a-z0-9](?:\s|$)`)
+)
+
+// removedFromPart reports whether a removal takes its object out of part
+// of something that stays ("from node declared features", "from the
+// default value of --non-blocking-taints", "from status"), not out of
+// Kubernetes, a component or an API. after is the text after the
+// English statement; before, for a Japanese one, the text before it.
+func removedFromPart(after, before string, ja bool) bool {
+	if ja {
+		m := reJaFrom.FindStringSubmatch(tail(before, 160))
+		return m != nil && !reWhole.MatchString(m[1])
+	}
+	m := reFromPlace.FindStringSubmatch(after)
+	return m != nil && !reWhole.MatchString(m[1]) && !reProgram.MatchString(m[1])
+}
+
+// afterObject is the text after a statement's object, or after the
+// statement when it has none.
+func afterObject(low string, sm stageMatch, end int) string {
+	if sm.obj[0] >= 0 {
+		return low[sm.obj[1]:]
+	}
+	return low[end:]
+}
+
+// conditional reports whether the text after a removal makes it happen
+// only under a condition.
+func conditional(after string) bool {
+	loc := reCondition.FindStringIndex(after)
+	return loc != nil && !rePurpose.MatchString(after[:loc[1]])
 }
 
 // defaultOnIn reports whether a text says, anywhere, that something is on

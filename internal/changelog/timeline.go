@@ -190,6 +190,7 @@ func (t *Timeline) Events(feature string) []Event {
 func resolveRelease(es []Event) Event {
 	var (
 		level    Stage // alpha, beta or ga
+		levelBy  Event // the statement of the level
 		def      Stage // default_on or default_off
 		last     Stage
 		removed  bool
@@ -199,14 +200,20 @@ func resolveRelease(es []Event) Event {
 	for _, e := range es {
 		switch e.Stage {
 		case StageAlpha, StageBeta, StageGA:
-			level = e.Stage
+			level, levelBy = e.Stage, e
 			if e.Stage == StageGA {
 				def = StageDefaultOn
 			}
 		case StageBetaDefaultOn:
-			level, def = StageBeta, StageDefaultOn
+			level, levelBy, def = StageBeta, e, StageDefaultOn
 		case StageDefaultOn, StageDefaultOff:
 			def = e.Stage
+			if level != "" && e.Entry == levelBy.Entry && e.PR == levelBy.PR {
+				// Stated with the level ("promoted to beta, and it is
+				// turned off by default"): part of that change, not a
+				// later switch.
+				continue
+			}
 		case StageRemoved:
 			removed = true
 		case StageReverted:

@@ -87,6 +87,13 @@ func TestTimelineWithinRelease(t *testing.T) {
 			"Promoted the `WidgetGate` feature gate to beta.",
 			"The `WidgetGate` feature gate is enabled by default.",
 		}, StageBetaDefaultOn, 101, false},
+		{"beta stated with off by default", []string{
+			"Promoted the feature gate `WidgetGate` to beta, and it is turned off by default.",
+		}, StageBeta, 100, false},
+		{"beta, then switched off", []string{
+			"Promoted the feature gate `WidgetGate` to beta.",
+			"The `WidgetGate` feature gate is switched off by default.",
+		}, StageDefaultOff, 101, false},
 		{"removal stays", []string{
 			"Removed the `WidgetGate` feature gate.",
 			"Promoted the `WidgetGate` feature gate to GA.",
@@ -111,8 +118,12 @@ func TestTimelineWithinRelease(t *testing.T) {
 			if !ok || got.Stage != tt.want || got.PR != tt.wantPR || got.Revert != tt.revert {
 				t.Errorf("StageIn = %+v, %v; want %s #%d revert=%v (history %+v)", got, ok, tt.want, tt.wantPR, tt.revert, tl.History("WidgetGate"))
 			}
-			if n := len(tl.History("WidgetGate")); n != len(tt.sentences) {
-				t.Errorf("History has %d events, want %d", n, len(tt.sentences))
+			prs := map[int]bool{} // a sentence may state two facts ("beta, enabled by default")
+			for _, e := range tl.History("WidgetGate") {
+				prs[e.PR] = true
+			}
+			if len(prs) != len(tt.sentences) {
+				t.Errorf("History has events of %d PRs, want %d", len(prs), len(tt.sentences))
 			}
 		})
 	}

@@ -80,9 +80,12 @@ func (p *Pipeline) connect(ctx context.Context, b *Batch, stored []*changelog.Do
 			if !ok {
 				return fmt.Errorf("regenerate %s: the document's deck is not stored", d.Key)
 			}
+			gen, err := p.generate(ctx, d, tl, quizgen.Options{Language: dd.Deck.Language})
+			if err != nil {
+				return fmt.Errorf("regenerate %s: %w", d.Key, err)
+			}
 			b.Regenerated = append(b.Regenerated, store.ChangelogInput{
-				File: dd.File, Document: d, Deck: dd.Deck, Regenerated: true, Shared: shared[d.Key],
-				Generated: p.generate(d, tl, quizgen.Options{Language: dd.Deck.Language}),
+				File: dd.File, Document: d, Deck: dd.Deck, Regenerated: true, Shared: shared[d.Key], Generated: gen,
 			})
 		}
 	}

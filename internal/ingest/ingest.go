@@ -18,7 +18,9 @@
 //
 // Pipeline.Prepare runs the first two steps over every source, as the
 // admin pages do; the command parses each file as it reads it, before it
-// opens the database, and then calls Generate. Apart from the database the
+// opens the database, and then calls Generate. Parsing and generating
+// stop when their context is done. A batch kept from a preview is saved
+// as it is when Pipeline.Current finds the stored documents unchanged. Apart from the database the
 // package does no I/O: sources come as bytes, and the time of a save is
 // given.
 package ingest
@@ -86,15 +88,28 @@ func (p Progress) report(step Step, file string, i, n int) {
 	}
 }
 
-// Generator builds a document's draft questions with the timeline;
-// quizgen.Generate is the real one.
-type Generator func(*changelog.Document, *changelog.Timeline, quizgen.Options) []quizgen.Generated
+// Generator builds a document's draft questions with the timeline, and
+// stops with ctx's error when ctx is done; quizgen.GenerateContext is the
+// real one.
+type Generator func(ctx context.Context, doc *changelog.Document, tl *changelog.Timeline, opt quizgen.Options) ([]quizgen.Generated, error)
 
-// Parse parses one source. A document whose release is neither stated nor
-// given in opt is refused with changelog.ErrNoRelease. The error is the
-// parser's own, for the caller to name the file.
-func Parse(src Source, opt Options) (*changelog.Document, error) {
-	doc, err := changelog.Parse(src.Data, changelog.Options{Format: opt.Format, Release: opt.Release, SIG: opt.SIG})
+// Plain makes a Generator of a generator that takes no context: it is not
+// called once ctx is done. Tests use it for their stand-ins.
+func Plain(gen func(*changelog.Document, *changelog.Timeline, quizgen.Options) []quizgen.Generated) Generator {
+	return func(ctx context.Context, doc *changelog.Document, tl *changelog.Timeline, opt quizgen.Options) ([]quizgen.Generated, error) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		return gen(doc, tl, opt), nil
+	}
+}
+
+// Parse parses one source, and stops with ctx's error when ctx is done. A
+// document whose release is neither stated nor given in opt is refused
+// with changelog.ErrNoRelease. The error is the parser's own, for the
+// caller to name the file.
+func Parse(ctx context.Context, src Source, opt Options) (*changelog.Document, error) {
+	doc, err := changelog.ParseContext(ctx, src.Data, changelog.Options{Format: opt.Format, Release: opt.Release, SIG: opt.SIG})
 	if err != nil {
 		return nil, err
 	}
@@ -108,22 +123,26 @@ func Parse(src Source, opt Options) (*changelog.Document, error) {
 }
 
 // ParseAll parses every source in order. A source that cannot be ingested
-// is a Problem, not an error: all of them are reported.
-func ParseAll(srcs []Source, opt Options, progress Progress) ([]Parsed, []Problem) {
+// is a Problem, not an error: all of them are reported. When ctx is done it
+// stops with ctx's error.
+func ParseAll(ctx context.Context, srcs []Source, opt Options, progress Progress) ([]Parsed, []Problem, error) {
 	var (
 		docs     []Parsed
 		problems []Problem
 	)
 	for i, src := range srcs {
 		progress.report(StepParse, src.Name, i, len(srcs))
-		doc, err := Parse(src, opt)
+		doc, err := Parse(ctx, src, opt)
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return nil, nil, fmt.Errorf("parse %s: %w", src.Name, ctxErr)
+		}
 		if err != nil {
 			problems = append(problems, Problem{File: src.Name, Err: err})
 			continue
 		}
 		docs = append(docs, Parsed{File: src.Name, Document: doc})
 	}
-	return docs, problems
+	return docs, problems, nil
 }
 
 // Batch is parsed documents ready to store, each with its deck and its
@@ -134,6 +153,9 @@ type Batch struct {
 	// whose questions were generated again because the batch changes the
 	// history of a feature they mention.
 	Regenerated []store.ChangelogInput
+	// Stored sums up the stored documents the batch's timeline was built
+	// from (see storedDigest); Current compares it with the store's.
+	Stored string
 }
 
 // Questions counts the batch's generated questions.
@@ -182,10 +204,10 @@ type Pipeline struct {
 }
 
 // New returns the pipeline of db. generate builds the questions; nil
-// means quizgen.Generate.
+// means quizgen.GenerateContext.
 func New(db *store.DB, generate Generator) *Pipeline {
 	if generate == nil {
-		generate = quizgen.Generate
+		generate = quizgen.GenerateContext
 	}
 	return &Pipeline{db: db, generate: generate}
 }
@@ -194,7 +216,10 @@ func New(db *store.DB, generate Generator) *Pipeline {
 // questions (Generate). Sources that cannot be ingested are problems, not
 // errors: all of them are reported, and nothing is generated.
 func (p *Pipeline) Prepare(ctx context.Context, srcs []Source, opt Options, progress Progress) (Batch, []Problem, error) {
-	docs, problems := ParseAll(srcs, opt, progress)
+	docs, problems, err := ParseAll(ctx, srcs, opt, progress)
+	if err != nil {
+		return Batch{}, nil, err
+	}
 	if len(problems) > 0 {
 		return Batch{}, problems, nil
 	}
@@ -203,13 +228,18 @@ func (p *Pipeline) Prepare(ctx context.Context, srcs []Source, opt Options, prog
 }
 
 // Generate builds the timeline of the stored documents and docs and
-// generates each document's questions in lang, for its deck.
+// generates each document's questions in lang, for its deck. When ctx is
+// done it stops with ctx's error.
 func (p *Pipeline) Generate(ctx context.Context, docs []Parsed, lang string, progress Progress) (Batch, error) {
 	stored, err := p.db.StoredDocuments(ctx)
 	if err != nil {
 		return Batch{}, err
 	}
-	b := Batch{Inputs: make([]store.ChangelogInput, len(docs))}
+	sum, err := storedDigest(stored)
+	if err != nil {
+		return Batch{}, err
+	}
+	b := Batch{Inputs: make([]store.ChangelogInput, len(docs)), Stored: sum}
 	for i, d := range docs {
 		b.Inputs[i] = store.ChangelogInput{File: d.File, Document: d.Document, Deck: quizgen.Deck(d.Document, lang)}
 	}
@@ -222,12 +252,44 @@ func (p *Pipeline) Generate(ctx context.Context, docs []Parsed, lang string, pro
 	}
 	for i, d := range own {
 		progress.report(StepGenerate, d.File, i, len(docs))
-		b.Inputs[i].Generated = p.generate(d.Document, tl, quizgen.Options{Language: lang})
+		gen, err := p.generate(ctx, d.Document, tl, quizgen.Options{Language: lang})
+		if err != nil {
+			return Batch{}, fmt.Errorf("generate %s: %w", d.File, err)
+		}
+		b.Inputs[i].Generated = gen
 	}
 	if err := p.connect(ctx, &b, stored, tl); err != nil {
 		return Batch{}, err
 	}
 	return b, nil
+}
+
+// Current reports whether the stored documents are still those the
+// batch's timeline was built from: a batch generated earlier (a preview)
+// may be saved as it is only then, since another ingest in between would
+// change its questions.
+func (p *Pipeline) Current(ctx context.Context, b Batch) (bool, error) {
+	stored, err := p.db.StoredDocuments(ctx)
+	if err != nil {
+		return false, err
+	}
+	sum, err := storedDigest(stored)
+	if err != nil {
+		return false, err
+	}
+	return sum == b.Stored, nil
+}
+
+// storedDigest sums up the stored documents, each as the timeline reads it.
+func storedDigest(stored []*changelog.Document) (string, error) {
+	h := sha256.New()
+	enc := json.NewEncoder(h)
+	for _, d := range stored {
+		if err := enc.Encode(d); err != nil {
+			return "", fmt.Errorf("digest of stored document %s: %w", d.Key, err)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // timeline is the cross-release timeline of the stored documents and docs,

@@ -94,8 +94,8 @@ func mustJSON(t *testing.T, v any) string {
 func TestTimelineWithStoredDocuments(t *testing.T) {
 	ctx := context.Background()
 	db := newTestDB(t)
-	save(t, New(db, flashcards), Source{Name: "node-1.35.txt", Data: []byte(olderArticle)})
-	older, err := Parse(Source{Data: []byte(olderArticle)}, Options{})
+	save(t, New(db, Plain(flashcards)), Source{Name: "node-1.35.txt", Data: []byte(olderArticle)})
+	older, err := Parse(context.Background(), Source{Data: []byte(olderArticle)}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,10 +109,10 @@ func TestTimelineWithStoredDocuments(t *testing.T) {
 
 	// The generators see the timeline of the stored documents and the new one.
 	var tl *changelog.Timeline
-	p := New(db, func(doc *changelog.Document, got *changelog.Timeline, opt quizgen.Options) []quizgen.Generated {
+	p := New(db, Plain(func(doc *changelog.Document, got *changelog.Timeline, opt quizgen.Options) []quizgen.Generated {
 		tl = got
 		return nil
-	})
+	}))
 	if _, _, err := p.Prepare(ctx, []Source{{Name: "node-1.36.txt", Data: []byte(nodeArticle)}}, Options{}, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -139,10 +139,10 @@ func TestPrepare(t *testing.T) {
 	ctx := context.Background()
 	db := newTestDB(t)
 	generated := 0
-	p := New(db, func(doc *changelog.Document, tl *changelog.Timeline, opt quizgen.Options) []quizgen.Generated {
+	p := New(db, Plain(func(doc *changelog.Document, tl *changelog.Timeline, opt quizgen.Options) []quizgen.Generated {
 		generated++
 		return flashcards(doc, tl, opt)
-	})
+	}))
 	var steps []string
 	progress := func(step Step, file string, i, n int) {
 		steps = append(steps, fmt.Sprintf("%d %s %d/%d", step, file, i, n))
@@ -188,13 +188,13 @@ func TestPrepare(t *testing.T) {
 func TestSave(t *testing.T) {
 	ctx := context.Background()
 	db := newTestDB(t)
-	p := New(db, func(doc *changelog.Document, tl *changelog.Timeline, opt quizgen.Options) []quizgen.Generated {
+	p := New(db, Plain(func(doc *changelog.Document, tl *changelog.Timeline, opt quizgen.Options) []quizgen.Generated {
 		out := flashcards(doc, tl, opt)
 		for i := range out {
 			out[i].Question.Explanation += fmt.Sprintf(" (%d events)", len(tl.History("FooBarVolume")))
 		}
 		return out
-	})
+	}))
 	srcs := []Source{{Name: "node-1.36.txt", Data: []byte(nodeArticle)}}
 	prepare := func() (Batch, string) {
 		t.Helper()
@@ -236,6 +236,76 @@ func TestSave(t *testing.T) {
 	}
 }
 
+// TestCurrent: a batch kept from a preview is current until another
+// ingest changes the stored documents its timeline was built from; a dry
+// run changes nothing.
+func TestCurrent(t *testing.T) {
+	ctx := context.Background()
+	db := newTestDB(t)
+	p := New(db, Plain(flashcards))
+	b, problems, err := p.Prepare(ctx, []Source{{Name: "node-1.36.txt", Data: []byte(nodeArticle)}}, Options{}, nil)
+	if err != nil || len(problems) > 0 {
+		t.Fatalf("prepare: %v, %v", problems, err)
+	}
+	steps := []struct {
+		name string
+		do   func()
+		want bool
+	}{
+		{"as prepared", func() {}, true},
+		{"after a dry run", func() {
+			if _, err := p.Save(ctx, b, SaveOptions{Actor: "preview", Now: t0, DryRun: true}); err != nil {
+				t.Fatal(err)
+			}
+		}, true},
+		{"after another document is stored", func() { save(t, p, Source{Name: "node-1.35.txt", Data: []byte(olderArticle)}) }, false},
+	}
+	for _, st := range steps {
+		st.do()
+		if got, err := p.Current(ctx, b); err != nil || got != st.want {
+			t.Errorf("%s: Current = %v, %v; want %v", st.name, got, err, st.want)
+		}
+	}
+}
+
+// TestPrepareStops: a done context stops the parse and the generation, and
+// the error says so.
+func TestPrepareStops(t *testing.T) {
+	db := newTestDB(t)
+	srcs := []Source{{Name: "node-1.36.txt", Data: []byte(nodeArticle)}}
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	generated := 0
+	gen := Plain(func(doc *changelog.Document, tl *changelog.Timeline, opt quizgen.Options) []quizgen.Generated {
+		generated++
+		return flashcards(doc, tl, opt)
+	})
+	// The parse has its context; a generation whose own context is done
+	// stops too.
+	stopsInGenerate := func(ctx context.Context, doc *changelog.Document, tl *changelog.Timeline, opt quizgen.Options) ([]quizgen.Generated, error) {
+		return gen(cancelled, doc, tl, opt)
+	}
+	tests := []struct {
+		name string
+		ctx  context.Context
+		gen  Generator
+	}{
+		{"in the parse", cancelled, gen},
+		{"in the generation", context.Background(), stopsInGenerate},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b, problems, err := New(db, tt.gen).Prepare(tt.ctx, srcs, Options{}, nil)
+			if !errors.Is(err, context.Canceled) || len(problems) > 0 || len(b.Inputs) > 0 {
+				t.Errorf("Prepare = %d inputs, problems %v, %v; want context.Canceled", len(b.Inputs), problems, err)
+			}
+		})
+	}
+	if generated != 0 {
+		t.Errorf("generated %d times after the context was done", generated)
+	}
+}
+
 // BenchmarkTimeline generates from the upstream 1.36 CHANGELOG, which is
 // stored, with a generator that does nothing: the stored documents read
 // back, the timeline built and each deck named
@@ -246,7 +316,7 @@ func BenchmarkTimeline(b *testing.B) {
 		b.Fatal(err)
 	}
 	ctx := context.Background()
-	p := New(newTestDB(b), func(*changelog.Document, *changelog.Timeline, quizgen.Options) []quizgen.Generated { return nil })
+	p := New(newTestDB(b), Plain(func(*changelog.Document, *changelog.Timeline, quizgen.Options) []quizgen.Generated { return nil }))
 	batch, problems, err := p.Prepare(ctx, []Source{{Name: "CHANGELOG-1.36.0.md", Data: src}}, Options{}, nil)
 	if err != nil || len(problems) > 0 {
 		b.Fatal(problems, err)

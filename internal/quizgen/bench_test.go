@@ -2,7 +2,11 @@ package quizgen
 
 import (
 	"os"
+	"runtime"
+	"runtime/metrics"
+	"sync"
 	"testing"
+	"time"
 
 	"kubequiz/internal/changelog"
 	"kubequiz/internal/testshared"
@@ -29,4 +33,87 @@ func BenchmarkGenerate(b *testing.B) {
 		n = len(Generate(doc, tl, Options{}))
 	}
 	b.ReportMetric(float64(n), "questions")
+}
+
+// BenchmarkParseGenerate parses a document and generates its questions, as
+// an ingest's preview does: the 1.36 CHANGELOG, and a synthetic upstream
+// CHANGELOG of MaxDocumentSize whose entries each promote another gate
+// ("- Graduated FeatureGateN to GA. (#N, @someone) [SIG Node]"). peak-MB
+// is the most heap in use while it ran, sampled every millisecond.
+func BenchmarkParseGenerate(b *testing.B) {
+	cases := []struct {
+		name string
+		data func(testing.TB) []byte
+	}{
+		{"changelog-1.36", func(tb testing.TB) []byte {
+			data, err := os.ReadFile(testshared.Path(tb, "changelogs", "CHANGELOG-1.36.0.md"))
+			if err != nil {
+				tb.Fatalf("read: %v", err)
+			}
+			return data
+		}},
+		{"synthetic-2MiB", func(testing.TB) []byte { return syntheticChangelog(changelog.MaxDocumentSize) }},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			data := c.data(b)
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			peak := watchHeap()
+			n := 0
+			for b.Loop() {
+				doc, err := changelog.Parse(data, changelog.Options{})
+				if err != nil {
+					b.Fatalf("parse: %v", err)
+				}
+				tl, err := changelog.NewTimeline(doc)
+				if err != nil {
+					b.Fatalf("timeline: %v", err)
+				}
+				n = len(Generate(doc, tl, Options{}))
+			}
+			b.ReportMetric(float64(n), "questions")
+			b.ReportMetric(float64(peak())/(1<<20), "peak-MB")
+		})
+	}
+}
+
+// watchHeap samples the bytes of live and unswept heap objects until the
+// returned function is called, which returns the largest sample.
+func watchHeap() func() uint64 {
+	runtime.GC()
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	var (
+		mu   sync.Mutex
+		peak uint64
+		stop = make(chan struct{})
+		done = make(chan struct{})
+	)
+	read := func() {
+		metrics.Read(sample)
+		mu.Lock()
+		peak = max(peak, sample[0].Value.Uint64())
+		mu.Unlock()
+	}
+	go func() {
+		defer close(done)
+		t := time.NewTicker(time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				read()
+			}
+		}
+	}()
+	return func() uint64 {
+		close(stop)
+		<-done
+		read()
+		mu.Lock()
+		defer mu.Unlock()
+		return peak
+	}
 }

@@ -53,7 +53,7 @@ var japanese = &lexicon{
 	held: map[changelog.Stage]string{
 		changelog.StageAlpha: "alpha だった",
 	},
-	gateRemoved: "feature gate 削除",
+	gateRemoved: "フィーチャーゲート削除",
 }
 
 var english = &lexicon{
@@ -114,12 +114,12 @@ func (l *lexicon) ja() bool { return l.code == LangJapanese }
 func (l *lexicon) fact(release, feature string, s changelog.Stage, intro bool) string {
 	if w, ok := l.held[s]; ok && l.holds(s, intro) {
 		if l.ja() {
-			return jaJoin("v"+release+" で "+feature+" は", w)
+			return jaJoin(jaJoin("v"+release+" で "+feature, "は"), w)
 		}
 		return feature + " " + w + " in v" + release
 	}
 	if l.ja() {
-		return jaJoin("v"+release+" で "+feature+" は", l.done[s])
+		return jaJoin(jaJoin("v"+release+" で "+feature, "は"), l.done[s])
 	}
 	return "In v" + release + ", " + feature + " " + l.done[s]
 }
@@ -148,7 +148,7 @@ func (l *lexicon) holds(s changelog.Stage, intro bool) bool {
 // prompt would tell which it is, and a held stage is nearly always alpha.
 func (l *lexicon) stageQuestion(release, feature string) string {
 	if l.ja() {
-		return "v" + release + " の時点で " + feature + " はどの段階だった?"
+		return jaJoin("v"+release+" の時点で "+feature, "はどの段階だった?")
 	}
 	return "In v" + release + ", which stage was " + feature + " at?"
 }
@@ -158,9 +158,19 @@ func (l *lexicon) stageQuestion(release, feature string) string {
 // was at is not asked this way (see introduced).
 func (l *lexicon) releaseQuestion(feature string, s changelog.Stage) string {
 	if l.ja() {
-		return jaJoin(feature+" が", l.done[s]) + "のはどのリリース?"
+		return jaJoin(jaJoin(feature, "が"), l.done[s]) + "のはどのリリース?"
 	}
 	return strings.Replace(l.askRelease[s], "%s", feature, 1)
+}
+
+// releaseQuestionGiven asks when a feature reached a stage, given the
+// stage it reached in the document's release: "v1.36 で GA になった
+// ImageVolume が、alpha として導入されたのはどのリリース?".
+func (l *lexicon) releaseQuestionGiven(givenName string, given changelog.Stage, release, feature string, s changelog.Stage) string {
+	if l.ja() {
+		return jaJoin(jaJoin(jaJoin("v"+release+" で", l.done[given]), givenName), "が、") + l.done[s] + "のはどのリリース?"
+	}
+	return givenName + " " + l.done[given] + " in v" + release + ". " + l.releaseQuestion(feature, s)
 }
 
 func (l *lexicon) orderPrompt(feature string) string {
@@ -215,7 +225,7 @@ func (l *lexicon) historyNote(feature string, events []changelog.Event, gate boo
 // goes and the feature stays ("Removed GA'ed feature gate DevicePlugins").
 func (l *lexicon) gateName(gate string) string {
 	if l.ja() {
-		return gate + " feature gate"
+		return gate + " フィーチャーゲート"
 	}
 	return "the " + gate + " feature gate"
 }
@@ -284,6 +294,31 @@ func (l *lexicon) answerIs(answer, from string, prs []int) string {
 		return l.sentence("答えは "+answer+"。出典: "+from, prs)
 	}
 	return l.sentence("The answer is "+answer+". Source: "+from, prs)
+}
+
+// clozePrompt opens a cloze with a question in the deck's language and
+// quotes the sentence, its gap in place. gate says the document calls the
+// term a feature gate.
+func (l *lexicon) clozePrompt(quote string, cat category, gate bool) string {
+	if l.ja() {
+		return jaJoin(jaJoin("次の文の空欄に入る", l.clozeNoun(cat, gate)), "は?") + "\n\n「" + quote + "」"
+	}
+	return "Which " + l.clozeNoun(cat, gate) + " fills the blank?\n\n\u201c" + quote + "\u201d"
+}
+
+// clozeNoun names what fills a cloze's gap: a feature gate only when the
+// document calls the term one; a gate-shaped name it does not ("KeyID",
+// "PodSecurityPolicy") is a name.
+func (l *lexicon) clozeNoun(cat category, gate bool) string {
+	switch {
+	case cat == catGate && gate && l.ja():
+		return "フィーチャーゲート"
+	case cat == catGate && gate:
+		return "feature gate"
+	case cat == catGate:
+		return l.kindNoun(catIdent)
+	}
+	return l.kindNoun(cat)
 }
 
 func (l *lexicon) gapIs(answer, from string, prs []int) string {

@@ -79,7 +79,7 @@ func (r *run) categorize(e *changelog.Entry, feature string) category {
 		}
 	}
 	c := shapeOf(feature)
-	if e != nil && c == catIdent && levelStated(e, feature) {
+	if e != nil && c == catIdent && !strings.ContainsAny(feature, " \u3000") && levelStated(e, feature) {
 		// "Sysctls graduates to General Availability": one word, but
 		// only features go through alpha, beta and GA.
 		return catGate
@@ -155,7 +155,12 @@ func (r *run) typeCategory(t changelog.MentionType, e *changelog.Entry, feature 
 		return catMetric
 	case changelog.MentionAPIVersion:
 		return catAPI
-	case changelog.MentionConfigField, changelog.MentionFieldPath:
+	case changelog.MentionConfigField:
+		return catConfig
+	case changelog.MentionFieldPath:
+		if last := feature[strings.LastIndexByte(feature, '.')+1:]; last != "" && unicode.IsUpper(firstRune(last)) {
+			return catIdent // "fake.NewClientset", "metav1.FieldsV1": code of a Go package
+		}
 		return catConfig
 	case changelog.MentionCgroupFile:
 		return catCgroup
@@ -187,9 +192,34 @@ func (r *run) callsFeature(e *changelog.Entry) bool {
 
 func gateOrNamed(name string) category {
 	if strings.ContainsAny(name, " \u3000") {
-		return catNamed
+		return phraseCategory(name)
 	}
 	return catGate
+}
+
+// phraseCategory is the category of a name in words: a feature, unless
+// its last word says it is a thing of another kind ("export query
+// parameter", "EndpointSlice topology field", "kubectl alpha debug
+// command"), which goes through no alpha, beta and GA.
+func phraseCategory(name string) category {
+	f := strings.Fields(name)
+	switch last := strings.ToLower(f[len(f)-1]); {
+	case last == "parameter" || last == "parameters" || last == "field" || last == "fields" || last == "enum":
+		return catConfig
+	case last == "flag" || last == "flags":
+		return catFlag
+	case thingWords[last]:
+		return catIdent
+	}
+	return catNamed
+}
+
+// thingWords end names of things that are no features: commands, plugins,
+// images and the like.
+var thingWords = map[string]bool{
+	"command": true, "commands": true, "plugin": true, "plugins": true, "image": true, "images": true, "addon": true,
+	"addons": true, "script": true, "scripts": true, "suite": true, "package": true, "endpoint": true, "label": true,
+	"labels": true, "annotation": true, "annotations": true, "directory": true, "tarball": true, "entries": true,
 }
 
 // shapeOf guesses the category of a name from how it is written.
@@ -203,7 +233,7 @@ func shapeOf(name string) category {
 	case reGroupVersion.MatchString(name):
 		return catAPI // "batch/v2alpha1", "discovery.k8s.io/v1beta1 EndpointSlices"
 	case strings.ContainsAny(name, " \u3000"):
-		return catNamed
+		return phraseCategory(name)
 	case strings.Contains(name, "/"):
 		return catAPI
 	case strings.Contains(name, "_") && low == name:
@@ -250,24 +280,96 @@ func calledGate(text, name string) bool {
 		return false
 	}
 	for start, end := range wholeWords(text, name) {
-		if reGateAfter.MatchString(text[end:]) || reGateBefore.MatchString(text[:start]) {
+		if reGateAfter.MatchString(text[end:]) || reGateBefore.MatchString(tail(text[:start], gateLookBack)) {
 			return true
 		}
 	}
 	return false
 }
 
-// callsGate reports whether some entry of doc calls name a feature gate
-// (calledGate), in its text, title or notes.
-func callsGate(doc *changelog.Document, name string) bool {
+// gateTexts finds, for a name, the texts of a document that may call it a
+// feature gate: every text (entry text, title, note) is cut once into its
+// words of ASCII letters and digits, and a name is looked up by the word of
+// it that the fewest texts hold. A name written whole in a text has each of
+// its words as a word of that text, so no text that calls it a gate is
+// missed, and the cost of the lookups grows with the document, not with the
+// document times its names.
+type gateTexts struct {
+	texts []string
+	words map[string][]int32 // word -> texts holding it, in order, no repeats
+}
+
+func newGateTexts(doc *changelog.Document) *gateTexts {
+	g := &gateTexts{words: map[string][]int32{}}
+	add := func(text string) {
+		if text == "" {
+			return
+		}
+		id := int32(len(g.texts))
+		g.texts = append(g.texts, text)
+		for _, w := range alnumWords(text) {
+			if ids := g.words[w]; len(ids) == 0 || ids[len(ids)-1] != id {
+				g.words[w] = append(ids, id)
+			}
+		}
+	}
 	for i := range doc.Entries {
 		e := &doc.Entries[i]
-		if calledGate(e.Text, name) || calledGate(e.Title, name) || slices.ContainsFunc(e.Notes, func(n string) bool { return calledGate(n, name) }) {
+		add(e.Text)
+		add(e.Title)
+		for _, n := range e.Notes {
+			add(n)
+		}
+	}
+	return g
+}
+
+// alnumWords returns the runs of ASCII letters and digits in s.
+func alnumWords(s string) []string {
+	var out []string
+	for i := 0; i < len(s); {
+		if !asciiAlnum(rune(s[i])) {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(s) && asciiAlnum(rune(s[j])) {
+			j++
+		}
+		out = append(out, s[i:j])
+		i = j
+	}
+	return out
+}
+
+// calls reports whether some text of the document calls name a feature
+// gate (calledGate).
+func (g *gateTexts) calls(name string) bool {
+	if name == "" || strings.ContainsAny(name, " \u3000") {
+		return false
+	}
+	var ids []int32
+	found := false
+	for _, w := range alnumWords(name) {
+		list := g.words[w]
+		if len(list) == 0 {
+			return false // a word of the name is in no text
+		}
+		if !found || len(list) < len(ids) {
+			ids, found = list, true
+		}
+	}
+	for _, id := range ids {
+		if calledGate(g.texts[id], name) {
 			return true
 		}
 	}
 	return false
 }
+
+// gateLookBack is how far before a name reGateBefore looks for "feature
+// gates:", in bytes: a list of up to seven names after it fits.
+const gateLookBack = 512
 
 var (
 	reGateAfter  = regexp.MustCompile(`(?i)^(?:\s*(?:,|、|と|and|or)\s*[A-Za-z][A-Za-z0-9]*){0,6}\s*(?:(?:feature[- ]?gates?|gates?)\b|フィーチャーゲート|ゲート)`)
@@ -388,27 +490,111 @@ func letterCount(s string) int {
 	return n
 }
 
-// maskRegexp matches a name wherever a text writes it: any case, with or
+// namePattern matches a name wherever a text writes it: any case, with or
 // without spaces, hyphens or underscores between its words, even inside
 // longer words (see maskLocs for the matches that are words of their own).
 // Names of fewer than four letters match only in their own case, so that
-// "DRA" does not hide part of "hydrant".
-func (r *run) maskRegexp(name string) *regexp.Regexp {
-	if re, ok := r.masks[name]; ok {
-		return re
+// "DRA" does not hide part of "hydrant". It finds what the regular
+// expression of the name's words joined by [\s_\-]* would find, (?i)
+// included, without compiling one per name.
+type namePattern struct {
+	toks []string
+	fold bool // case-insensitive, as (?i): Unicode simple folding
+}
+
+// maskPattern returns the pattern of a name, made once per run.
+func (r *run) maskPattern(name string) *namePattern {
+	if p, ok := r.masks[name]; ok {
+		return p
 	}
-	toks := nameTokens(name)
-	quoted := make([]string, len(toks))
-	for i, t := range toks {
-		quoted[i] = regexp.QuoteMeta(t)
+	p := &namePattern{toks: nameTokens(name), fold: letterCount(name) >= 4}
+	r.masks[name] = p
+	return p
+}
+
+// FindAllStringIndex returns the leftmost non-overlapping matches in text,
+// as regexp.Regexp.FindAllStringIndex(text, -1) does.
+func (p *namePattern) FindAllStringIndex(text string, _ int) [][]int {
+	if len(p.toks) == 0 {
+		return nil
 	}
-	expr := strings.Join(quoted, `[\s_\-]*`)
-	if letterCount(name) >= 4 {
-		expr = "(?i)" + expr
+	var out [][]int
+	for i := 0; i < len(text); {
+		if end := p.matchAt(text, i, 0); end >= 0 {
+			out = append(out, []int{i, end})
+			i = end
+			continue
+		}
+		_, size := utf8.DecodeRuneInString(text[i:])
+		i += size
 	}
-	re := regexp.MustCompile(expr)
-	r.masks[name] = re
-	return re
+	return out
+}
+
+// matchAt returns the end of a match of the tokens from k on at i, or -1.
+// The gap before a token takes as many separators as it can and gives
+// them back one by one, as the greedy [\s_\-]* does.
+func (p *namePattern) matchAt(text string, i, k int) int {
+	end := p.tokenAt(text, i, p.toks[k])
+	if end < 0 {
+		return -1
+	}
+	if k+1 == len(p.toks) {
+		return end
+	}
+	gap := end
+	for gap < len(text) && isGapByte(text[gap]) {
+		gap++
+	}
+	for j := gap; j >= end; j-- {
+		if m := p.matchAt(text, j, k+1); m >= 0 {
+			return m
+		}
+	}
+	return -1
+}
+
+// isGapByte reports whether c is one of [\s_\-]: \s is [\t\n\f\r ].
+func isGapByte(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' || c == '_' || c == '-'
+}
+
+// tokenAt returns the end of tok written at i of text, or -1.
+func (p *namePattern) tokenAt(text string, i int, tok string) int {
+	if !p.fold {
+		if strings.HasPrefix(text[i:], tok) {
+			return i + len(tok)
+		}
+		return -1
+	}
+	for _, want := range tok {
+		if i >= len(text) {
+			return -1
+		}
+		got, size := utf8.DecodeRuneInString(text[i:])
+		if !sameFold(got, want) {
+			return -1
+		}
+		i += size
+	}
+	return i
+}
+
+// sameFold reports whether two runes are equal under Unicode simple
+// folding, as (?i) compares them.
+func sameFold(a, b rune) bool {
+	if a == b {
+		return true
+	}
+	if a < utf8.RuneSelf && b < utf8.RuneSelf {
+		return a|0x20 == b|0x20 && a|0x20 >= 'a' && a|0x20 <= 'z'
+	}
+	for f := unicode.SimpleFold(a); f != a; f = unicode.SimpleFold(f) {
+		if f == b {
+			return true
+		}
+	}
+	return false
 }
 
 // maskLocs returns the matches of a name in text that are words of their
@@ -418,7 +604,7 @@ func (r *run) maskRegexp(name string) *regexp.Regexp {
 // masking it would cut the word ("____uration", "Deny____").
 func (r *run) maskLocs(text, name string) [][]int {
 	var out [][]int
-	for _, loc := range r.maskRegexp(name).FindAllStringIndex(text, -1) {
+	for _, loc := range r.maskPattern(name).FindAllStringIndex(text, -1) {
 		plural := loc[1] < len(text) && text[loc[1]] == 's' && atWordEdges(text, loc[0], loc[1]+1)
 		if atWordEdges(text, loc[0], loc[1]) || plural {
 			out = append(out, loc)
@@ -494,6 +680,7 @@ var boilerplateJa = strings.NewReplacer(
 	"フィーチャーゲート", " ", "フィーチャー", " ", "ゲート", " ", "機能", " ", "デフォルト", " ", "有効化", " ",
 	"無効化", " ", "有効", " ", "無効", " ", "昇格", " ", "無条件", " ", "ベータ", " ", "アルファ", " ",
 	"安定版", " ", "削除", " ", "非推奨", " ", "導入", " ", "追加", " ",
+	"固定", " ", "明示的", " ", "設定", " ", "場合", " ", "今すぐ", " ", "値", " ",
 )
 
 // boilerplateEn are such English words; boilerplateStems start them.
@@ -504,6 +691,8 @@ var (
 		"the": true, "a": true, "an": true, "to": true, "is": true, "are": true, "was": true, "were": true,
 		"now": true, "has": true, "have": true, "been": true, "be": true, "and": true, "of": true, "in": true,
 		"on": true, "for": true, "with": true, "as": true, "this": true, "it": true,
+		"unconditionally": true, "therefore": true, "thus": true, "will": true, "release": true, "releases": true,
+		"version": true, "future": true, "longer": true, "flag": true,
 	}
 	boilerplateStems = []string{"promot", "graduat", "enabl", "disabl", "remov", "deprecat", "introduc", "add"}
 )
@@ -534,19 +723,33 @@ func informative(text string) bool {
 	if strings.Contains(t, "#") {
 		t = rePRRef.ReplaceAllString(t, " ")
 	}
+	n := contentLetters(t)
+	if hasJapanese(text) {
+		return n >= 12
+	}
+	return n >= 40
+}
+
+// contentLetters counts the letters and digits of a text outside masks,
+// links, PR references, hiragana and the words every stage change uses.
+func contentLetters(text string) int {
+	t := strings.ReplaceAll(text, maskToken, " ")
+	if strings.Contains(t, "http") {
+		t = reURL.ReplaceAllString(t, " ")
+	}
+	if strings.Contains(t, "#") {
+		t = rePRRef.ReplaceAllString(t, " ")
+	}
 	t = boilerplateJa.Replace(t)
 	n := 0
 	for _, w := range strings.FieldsFunc(t, func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r) || unicode.Is(unicode.Hiragana, r)
 	}) {
-		if !boilerplateWord(strings.ToLower(w)) {
+		if lw := strings.ToLower(w); !boilerplateWord(lw) && !reVersionWord.MatchString(lw) {
 			n += utf8.RuneCountInString(w)
 		}
 	}
-	if hasJapanese(text) {
-		return n >= 12
-	}
-	return n >= 40
+	return n
 }
 
 // reStageWords finds stage words in a text: which stages it mentions.
@@ -627,6 +830,8 @@ func nameWords(name string) []string {
 var commonWords = map[string]bool{
 	"kubelet": true, "node": true, "pod": true, "container": true, "dra": true, "api": true,
 	"feature": true, "gate": true, "support": true, "the": true, "and": true, "for": true, "with": true,
+	// A metric's unit says nothing of what it measures.
+	"total": true, "second": true, "seconds": true, "count": true, "byte": true, "bytes": true, "sum": true,
 }
 
 // nameForm is a name prepared for related.
@@ -718,4 +923,16 @@ func joiner(r rune) bool { return r == '-' || r == '_' || r == '.' || r == '/' }
 
 func asciiAlnum(r rune) bool {
 	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'
+}
+
+// tail returns the last n bytes of s or fewer, starting at a rune.
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	s = s[len(s)-n:]
+	for len(s) > 0 && !utf8.RuneStart(s[0]) {
+		s = s[1:]
+	}
+	return s
 }

@@ -22,6 +22,9 @@
 package quizgen
 
 import (
+	"context"
+	"fmt"
+
 	"kubequiz/internal/changelog"
 	"kubequiz/internal/quiz"
 )
@@ -124,18 +127,35 @@ func Generate(doc *changelog.Document, tl *changelog.Timeline, opt Options) []Ge
 	return GenerateReport(doc, tl, opt).Questions
 }
 
+// GenerateContext is Generate that stops when ctx is done, with no
+// questions and an error wrapping ctx.Err(). The time it takes grows with
+// the size of the document and of the timeline.
+func GenerateContext(ctx context.Context, doc *changelog.Document, tl *changelog.Timeline, opt Options) ([]Generated, error) {
+	rep, err := GenerateReportContext(ctx, doc, tl, opt)
+	return rep.Questions, err
+}
+
 // GenerateReport is Generate that also reports the candidates it dropped.
 func GenerateReport(doc *changelog.Document, tl *changelog.Timeline, opt Options) Report {
+	rep, _ := GenerateReportContext(context.Background(), doc, tl, opt) // a background context is never done
+	return rep
+}
+
+// GenerateReportContext is GenerateReport that stops when ctx is done, as
+// GenerateContext does.
+func GenerateReportContext(ctx context.Context, doc *changelog.Document, tl *changelog.Timeline, opt Options) (Report, error) {
 	if doc == nil {
-		return Report{}
+		return Report{}, nil
 	}
-	r := newRun(doc, tl, opt)
-	r.stageInRelease()
-	r.releaseOfStage()
-	r.timelineOrder()
-	r.featureFromDescription()
-	r.cloze()
-	r.trueFalse()
-	r.flashcards()
-	return Report{Questions: r.out, Dropped: r.dropped}
+	r := newRun(ctx, doc, tl, opt)
+	for _, gen := range []func(){r.stageInRelease, r.releaseOfStage, r.timelineOrder, r.featureFromDescription, r.cloze, r.trueFalse, r.flashcards} {
+		if r.stopped() {
+			break
+		}
+		gen()
+	}
+	if r.err != nil {
+		return Report{}, fmt.Errorf("quizgen: generate %s: %w", doc.Key, r.err)
+	}
+	return Report{Questions: r.out, Dropped: r.dropped}, nil
 }

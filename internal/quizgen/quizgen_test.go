@@ -1,6 +1,7 @@
 package quizgen
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -83,8 +84,9 @@ func TestOneFeatureHasNoDescriptionQuestion(t *testing.T) {
 	if n := rep.Counts()[GenFeatureFromDescription]; n != 0 {
 		t.Errorf("feature_from_description questions = %d, want 0 without distractors", n)
 	}
-	if n := rep.Counts()[GenCloze]; n != 1 {
-		t.Errorf("cloze questions = %d, want 1", n)
+	// The one sentence that names it says only that it was promoted.
+	if n := rep.Counts()[GenCloze]; n != 0 {
+		t.Errorf("cloze questions = %d, want 0", n)
 	}
 }
 
@@ -230,13 +232,22 @@ func TestTimelineAcrossReleases(t *testing.T) {
 	if len(order) != 1 || !slices.Equal(order[0].Items, []string{"alpha", "beta", "GA"}) {
 		t.Fatalf("timeline_order questions %+v, want one ordering alpha, beta, GA", order)
 	}
-	if len(release) != 1 || release[0].Answer != "1.40" {
-		t.Fatalf("release_of_stage questions %+v, want one answering 1.40", release)
-	}
-	for _, ch := range release[0].Choices {
-		if ch != "1.40" && changelog.CompareReleases(ch, "1.41") > 0 {
-			t.Errorf("choice %s lies beyond the release after the newest known one", ch)
+	// Its GA is the deck's release: the release questions ask of its alpha
+	// and its beta, given the GA, with choices before it.
+	answers := map[string]bool{}
+	for _, q := range release {
+		answers[q.Answer] = true
+		if !strings.Contains(q.Prompt, "graduated to GA in v1.40") {
+			t.Errorf("%q does not give the GA of the deck's release", q.Prompt)
 		}
+		for _, ch := range q.Choices {
+			if changelog.CompareReleases(ch, "1.40") >= 0 {
+				t.Errorf("%q: choice %s is not before the GA", q.Prompt, ch)
+			}
+		}
+	}
+	if len(release) != 2 || !answers["1.37"] || !answers["1.38"] {
+		t.Fatalf("release_of_stage questions %+v, want two answering 1.37 and 1.38", release)
 	}
 	// The older documents ask no timeline question: it belongs to the
 	// newest change.
@@ -299,7 +310,7 @@ func TestNameTokens(t *testing.T) {
 }
 
 func TestMasking(t *testing.T) {
-	r := newRun(&changelog.Document{}, nil, Options{})
+	r := newRun(context.Background(), &changelog.Document{}, nil, Options{})
 	tests := []struct {
 		name, text, want string
 	}{
@@ -335,7 +346,7 @@ func TestMasking(t *testing.T) {
 }
 
 func TestGivesAway(t *testing.T) {
-	r := newRun(&changelog.Document{}, nil, Options{})
+	r := newRun(context.Background(), &changelog.Document{}, nil, Options{})
 	tests := []struct {
 		text, name string
 		want       bool
@@ -586,9 +597,10 @@ func TestOneFeatureSpeltTwoWays(t *testing.T) {
 			}
 		}
 	}
-	for _, gen := range []string{GenStageInRelease, GenReleaseOfStage, GenTrueFalse} {
-		if counts[gen] != 1 {
-			t.Errorf("%s questions about Immutable Widgets/Sprockets = %d, want 1 (%v)", gen, counts[gen], counts)
+	// No release question: the one release it knows is the deck's.
+	for gen, want := range map[string]int{GenStageInRelease: 1, GenReleaseOfStage: 0, GenTrueFalse: 1} {
+		if counts[gen] != want {
+			t.Errorf("%s questions about Immutable Widgets/Sprockets = %d, want %d (%v)", gen, counts[gen], want, counts)
 		}
 	}
 }
@@ -744,7 +756,7 @@ func TestClozeBraces(t *testing.T) {
 	}{
 		{"placeholder next to the term", "Removed the `WidgetGate` feature gate and the directory {WidgetGate}/plugins it watched.", 0},
 		{"braces elsewhere", "Promoted the `WidgetGate` feature gate to GA; it now fills {spec.widgets} for every pod.", 0},
-		{"no braces", "Promoted the `WidgetGate` feature gate to GA; it now fills the widget list for every pod.", 1},
+		{"no braces", "Promoted the `WidgetGate` feature gate to GA; it now fills the sprocket list for every pod.", 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -788,42 +800,41 @@ func articleDoc(sections ...[2]string) string {
 // feature in an earlier release.
 func TestAlphaWording(t *testing.T) {
 	tests := []struct {
-		name        string
-		doc         string
-		lang        string
-		feature     string
-		wantFact    string // in the true_false explanation; "" for no stage question at all
-		wantRelease bool   // a release_of_stage question
+		name     string
+		doc      string
+		lang     string
+		feature  string
+		wantFact string // in the true_false explanation; "" for no stage question at all
 	}{
 		{
 			"heading, section names an earlier release",
 			articleDoc([2]string{"Alpha: WidgetQoS", "WidgetQoS は cgroup v2 の設定を使ってウィジェットのメモリを回収から守る機能です。\n1.39 以前は WidgetQoS feature gate を有効化すると一律で保護されていましたが、1.40 では widgetPolicy でこの挙動を選べるようになりました。"}),
-			LangJapanese, "WidgetQoS", "", false,
+			LangJapanese, "WidgetQoS", "",
 		},
 		{
 			"heading, nothing earlier",
 			articleDoc([2]string{"Alpha: GizmoPool", "GizmoPool は、スケジューラが Pod のギズモ要求をまとめてから Node を選ぶ機能です。 Pod ごとの要求を一つのプールとして扱います。"}),
-			LangJapanese, "GizmoPool", "v1.40 で GizmoPool は alpha だった", false,
+			LangJapanese, "GizmoPool", "v1.40 で GizmoPool は alpha だった",
 		},
 		{
 			"heading, section says new",
 			articleDoc([2]string{"Alpha: SprocketCache", "SprocketCache は kubelet がスプロケットのキャッシュをコンテナランタイムと同期する新規の機能です。 再起動してもキャッシュが失われません。"}),
-			LangJapanese, "SprocketCache", "v1.40 で SprocketCache は alpha として導入された", true,
+			LangJapanese, "SprocketCache", "v1.40 で SprocketCache は alpha として導入された",
 		},
 		{
 			"second alpha",
 			upstreamDoc("1.40", 4001, "The `WidgetGate` feature is being released as a second Alpha in Kubernetes 1.40. Widget probes now report through the kubelet."),
-			LangEnglish, "WidgetGate", "WidgetGate was alpha in v1.40", false,
+			LangEnglish, "WidgetGate", "WidgetGate was alpha in v1.40",
 		},
 		{
 			"added alpha",
 			upstreamDoc("1.40", 4001, sentGizmoAlpha),
-			LangEnglish, "GizmoPool", "In v1.40, GizmoPool was introduced as alpha", true,
+			LangEnglish, "GizmoPool", "In v1.40, GizmoPool was introduced as alpha",
 		},
 		{
 			"now available as alpha",
 			upstreamDoc("1.40", 4001, "The `WidgetGate` feature gate is now available as alpha (off by default)."),
-			LangJapanese, "WidgetGate", "v1.40 で WidgetGate は alpha だった", false,
+			LangJapanese, "WidgetGate", "v1.40 で WidgetGate は alpha だった",
 		},
 	}
 	for _, tt := range tests {
@@ -859,8 +870,10 @@ func TestAlphaWording(t *testing.T) {
 			if len(facts) == 0 || !strings.Contains(facts[0], tt.wantFact) {
 				t.Errorf("stage explanations %q, want %q", facts, tt.wantFact)
 			}
-			if release != tt.wantRelease {
-				t.Errorf("release_of_stage question %v, want %v", release, tt.wantRelease)
+			// The one release these documents know is the deck's: no
+			// release question asks for it.
+			if release {
+				t.Errorf("a release_of_stage question whose answer is the deck's release")
 			}
 		})
 	}
@@ -877,7 +890,9 @@ func TestClozeGapForms(t *testing.T) {
 		{"inside a flag", "Promoted the `WidgetGate` feature gate to GA. Set --show-widget-gate to see it in the output of kubectl.", nil},
 		{"prefix of a flag", "Promoted the `WidgetGate` feature gate to GA. The kubelet reads --widget-gate-period for how often to check it.", nil},
 		{"end of an API path", "Promoted the `WidgetGate` feature gate to GA; the widgets.k8s.io/v1alpha1/WidgetGate objects are deprecated.", nil},
-		{"words apart", "Promoted the `WidgetGate` feature gate to GA. Widget Gate settings now apply to every pod in the cluster.", []string{"WidgetGate|Widget Gate", "Widget Gate|WidgetGate"}},
+		// The first sentence says only that it was promoted: the second
+		// is quoted.
+		{"words apart", "Promoted the `WidgetGate` feature gate to GA. Widget Gate settings now apply to every pod in the cluster.", []string{"Widget Gate|WidgetGate"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -1183,7 +1198,7 @@ func TestNamedAsGate(t *testing.T) {
 		"Deprecated `WidgetScore` in favor of `WidgetRank` in the scheduler framework.",
 		"Added the `WidgetHostNetwork` runtime handler and tied the `WidgetHostNetworkSupport` feature gate to it.",
 		"The Windows containers WidgetAsUsername feature is now beta."))
-	r := newRun(doc, nil, Options{Language: "en"})
+	r := newRun(context.Background(), doc, nil, Options{Language: "en"})
 	tests := []struct {
 		feature string
 		stage   changelog.Stage
@@ -1239,7 +1254,7 @@ func TestGateRemovalNamesTheGate(t *testing.T) {
 		rep := generate(t, Options{Language: lang}, docs...)
 		gate, flag := "the WidgetGate feature gate", "--widget-mode"
 		if lang == "ja" {
-			gate = "WidgetGate feature gate"
+			gate = "WidgetGate フィーチャーゲート"
 		}
 		asked := map[string]bool{}
 		for _, g := range rep.Questions {
@@ -1263,7 +1278,7 @@ func TestGateRemovalNamesTheGate(t *testing.T) {
 			if p.Feature == "WidgetGate" && p.Generator == GenReleaseOfStage {
 				hist := "1.40 feature gate removed"
 				if lang == "ja" {
-					hist = "1.40 feature gate 削除"
+					hist = "1.40 フィーチャーゲート削除"
 				}
 				if !strings.Contains(q.Explanation, hist) {
 					t.Errorf("%s: explanation %q: want the history to say %q", lang, q.Explanation, hist)
@@ -1296,7 +1311,7 @@ func TestRevertedEntriesNotQuoted(t *testing.T) {
 	quoting := func(gen string) bool {
 		return gen == GenCloze || gen == GenFeatureFromDescription || gen == GenFlashcard
 	}
-	const seedEntry = "  • WidgetKubeQuota feature gate を GA に昇格させた。Pod ごとの widget の数を上限で抑えられるようになった。 (#900010、@dev) [sig/node]\n"
+	const seedEntry = "  • WidgetKubeQuota feature gate を GA に昇格させ、Pod ごとの widget の数を上限で抑えられるようにした。 (#900010、@dev) [sig/node]\n"
 	seeds := []struct {
 		name string
 		note string
@@ -1418,9 +1433,9 @@ func TestClozeOfARepeatedEntry(t *testing.T) {
 // same name do not take each other back.
 func TestClozeFiltersBeforeTemplates(t *testing.T) {
 	doc := parse(t, "Kubernetes 1.40: SIG-Node の変更内容\n\nFeature\n\n"+
-		"  • WidgetAlpha feature gate を GA に昇格させた。 (#900030、@dev) [sig/node]\n"+
+		"  • WidgetAlpha feature gate を GA に昇格させ、Pod ごとの widget の数を上限で抑えられるようにした。 (#900030、@dev) [sig/node]\n"+
 		"    • 最終的な結論を見る限りこのリリースノートは嘘です。\n"+
-		"  • WidgetBeta feature gate を GA に昇格させた。 (#900031、@dev) [sig/node]\n"+
+		"  • WidgetBeta feature gate を GA に昇格させ、Pod ごとの widget の数を上限で抑えられるようにした。 (#900031、@dev) [sig/node]\n"+
 		"  • CRI API の widget_id フィールドの追加を revert した。 (#900032、@dev) [sig/node]\n"+
 		"  • widget_id フィールドを使う kubelet のコードも revert した。 (#900033、@dev) [sig/node]\n")
 	tl, err := changelog.NewTimeline(doc)
@@ -1434,7 +1449,10 @@ func TestClozeFiltersBeforeTemplates(t *testing.T) {
 			got[g.Provenance.Entry] = true
 		}
 	}
-	for i, want := range []bool{false, true, true, true} {
+	// The third entry's cloze stands: the fourth, which reverts the same
+	// name, does not take it back. The fourth has none, the term being
+	// asked once.
+	for i, want := range []bool{false, true, true, false} {
 		if e := doc.Entries[i]; got[e.Key] != want {
 			t.Errorf("cloze of %q: %v, want %v", e.Text, got[e.Key], want)
 		}
@@ -1546,7 +1564,7 @@ func TestRemovalDatedBeforeItsPromotion(t *testing.T) {
 		removed        string // the release asked for the removal, or ""
 	}{
 		{"garbled", "The feature gates `WidgetSync` is graduated to GA and were unconditionally enabled have been removed in v1.37.", ""},
-		{"in order", "Removed the `WidgetSync` feature gate, which graduated to GA in v1.37.", "1.40"},
+		{"in order", "Removed the `WidgetSync` feature gate, which graduated to GA in v1.37.", ""}, // 1.40 is the deck's
 	}
 	for _, tt := range tests {
 		doc := parse(t, upstreamKindDoc("1.40", kindCleanup, 4001, tt.sentence))

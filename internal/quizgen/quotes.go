@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"kubequiz/internal/changelog"
@@ -14,10 +15,9 @@ import (
 
 // Limits on quoted text, in characters.
 const (
-	maxClozeText       = 500
+	maxClozeText       = 300
 	maxDescriptionText = 600
 	maxFlashcardBack   = 800
-	maxClozeGaps       = 3
 )
 
 // textKind reports whether entries of a kind are about a feature itself
@@ -96,75 +96,83 @@ func inNameList(text string, start, end int) bool {
 	return reListAfter.MatchString(text[end:]) || reListBefore.MatchString(text[:start])
 }
 
-// cloze blanks the key term of an entry in its text.
+// clozeKind reports whether names of a category are single distinctive
+// tokens a cloze may blank: a gate, a flag, a configuration field, a
+// metric, a cgroup file. A feature named in words, an API version or an
+// identifier the entry does not call a feature is none.
+func clozeKind(c category) bool {
+	switch c {
+	case catGate, catFlag, catConfig, catMetric, catCgroup:
+		return true
+	}
+	return false
+}
+
+// cloze blanks the key term of an entry in one sentence of its text: the
+// sentence must name the term once, and say enough else to tell which
+// term it is ("Added the ____ flag for configuring TLS key exchange
+// mechanism"), not only that something changed ("Promoted the ____
+// feature gate to GA"). The question opens with a question in the deck's
+// language and quotes the sentence as it is written.
 func (r *run) cloze() {
 	type gapped struct {
-		e                         *changelog.Entry
-		feature, prompt, firstGap string
+		e                     *changelog.Entry
+		feature, match, quote string
+		cat                   category
 	}
 	var cands []gapped
-	// templates holds the answers of each text with its gaps blanked: when
-	// two entries read the same ("Graduated ____ to beta.") with other
-	// answers, either answer fills either gap, and neither is asked. An
-	// entry listed twice (under two PRs) is asked once.
+	// templates holds the answers of each sentence with its gap blanked:
+	// when two entries read the same ("Graduated ____ to beta.") with
+	// other answers, either answer fills either gap, and neither is
+	// asked. An entry listed twice (under two PRs) is asked once.
 	templates := map[string]map[string]bool{}
 	for i := range r.doc.Entries {
+		if r.stopped() {
+			return
+		}
 		e := &r.doc.Entries[i]
 		feature := focusOf(e)
-		if feature == "" || !r.categoryOf(e, feature).staged() {
-			continue // no feature, or a type or function name rather than a feature
+		if feature == "" {
+			continue
+		}
+		cat := r.categoryOf(e, feature)
+		if !clozeKind(cat) || strings.ContainsAny(feature, " \u3000") {
+			continue // no single token, or a type or function name rather than a feature
 		}
 		if !textKind(e.Kind) && !changesStage(e, feature) || !r.usable(e, GenCloze) {
 			continue // usable before the templates are counted: a text left out blocks no other
 		}
-		text := cleanText(e.Text)
-		// Gaps are written in braces, so a brace of the text itself
-		// ("{kubelet_root_dir}/plugins") would merge with a gap beside it
-		// and hide part of the answer, or make one of its own.
-		if strings.ContainsAny(text, "{}") || utf8.RuneCountInString(text) > maxClozeText {
+		sent, loc, ok := r.clozeSentence(cleanText(e.Text), feature)
+		if !ok {
 			continue
 		}
-		locs := r.maskRegexp(feature).FindAllStringIndex(text, -1)
-		if len(locs) == 0 || len(locs) > maxClozeGaps || slices.ContainsFunc(locs, func(l []int) bool { return !atWordEdges(text, l[0], l[1]) }) {
-			continue // no gap, too many, or one inside a longer word
-		}
-		if slices.ContainsFunc(locs, func(l []int) bool { return inNameList(text, l[0], l[1]) }) {
-			continue // any name of the list fits the gap as well
-		}
-		var b strings.Builder
-		last := 0
-		for _, loc := range locs {
-			match := text[loc[0]:loc[1]]
-			b.WriteString(text[last:loc[0]])
-			b.WriteString("{{" + strings.Join(append([]string{match}, alternatives(match, feature)...), "|") + "}}")
-			last = loc[1]
-		}
-		b.WriteString(text[last:])
-		prompt := b.String()
-		blank := quiz.ClozeText(prompt)
-		if givesAway(blank, feature) || letterCount(strings.ReplaceAll(blank, quiz.ClozeBlank, "")) < 6 {
-			continue
-		}
+		blank := sent[:loc[0]] + quiz.ClozeBlank + sent[loc[1]:]
 		if templates[blank] == nil {
 			templates[blank] = map[string]bool{}
 		}
 		templates[blank][changelog.FeatureKey(feature)] = true
-		cands = append(cands, gapped{e: e, feature: feature, prompt: prompt, firstGap: text[locs[0][0]:locs[0][1]]})
+		match := sent[loc[0]:loc[1]]
+		gap := "{{" + strings.Join(append([]string{match}, alternatives(match, feature)...), "|") + "}}"
+		cands = append(cands, gapped{e: e, feature: feature, match: match, quote: sent[:loc[0]] + gap + sent[loc[1]:], cat: cat})
 	}
 	asked := map[string]bool{}
 	for _, c := range cands {
-		blank := quiz.ClozeText(c.prompt)
+		if r.stopped() {
+			return
+		}
+		blank := quiz.ClozeText(c.quote)
 		if len(templates[blank]) > 1 || asked[blank] {
 			continue
 		}
 		asked[blank] = true
-		e, feature, prompt := c.e, c.feature, c.prompt
+		e, feature := c.e, c.feature
 		prs := positivePRs(e.PRs)
+		l := r.lang // the deck's language; the sentence is quoted as it is
+		prompt := l.clozePrompt(c.quote, c.cat, c.cat == catGate && r.isGate(feature))
 		if refs := prRefs(prs); refs != "" {
 			prompt += " (" + refs + ")"
 		}
-		l := r.lang // the deck's language; the text is quoted as it is
-		expl := r.withHistory(l, l.gapIs(c.firstGap, r.documentLabel(l), prs), feature)
+		expl := r.withHistory(l, l.gapIs(c.match, r.documentLabel(l), prs), feature)
 		q := quiz.Question{
 			ExtID:       extID(GenCloze, r.doc.Key, e.Key, feature, ""),
 			Type:        quiz.Cloze,
@@ -173,8 +181,117 @@ func (r *run) cloze() {
 			Source:      r.source(e, kindName(e.Kind)),
 			Tags:        []string{feature, GenCloze},
 		}
-		r.add(Generated{Question: q, Provenance: r.provenance(GenCloze, e, feature, "", "")}, e.Key)
+		// One cloze per term: a gate that guards five changes ("… behind
+		// the TopologyAwareWorkloadScheduling feature gate") is asked
+		// once, from its first entry.
+		r.add(Generated{Question: q, Provenance: r.provenance(GenCloze, e, feature, "", "")}, changelog.FeatureKey(feature))
 	}
+}
+
+// commonEntryWords say nothing of which term an entry is about.
+var commonEntryWords = map[string]bool{
+	"when": true, "that": true, "which": true, "can": true, "will": true, "also": true, "from": true, "at": true,
+	"into": true, "following": true, "enhancements": true, "enhancement": true, "changes": true, "change": true,
+	"behavior": true, "behaviour": true, "functionality": true, "users": true, "user": true, "use": true,
+	"using": true, "used": true, "new": true, "now": true, "activates": true, "action": true, "required": true,
+	"its": true, "their": true, "other": true, "more": true, "no": true, "not": true, "only": true,
+	"unconditionally": true, "therefore": true, "thus": true, "release": true, "releases": true, "version": true,
+	"versions": true, "future": true, "flag": true, "longer": true, "extended": true, "api": true, "kubernetes": true,
+	// Where a change is made and what a stage statement says of it
+	// narrow little.
+	"kube": true, "controller": true, "manager": true, "apiserver": true, "kubelet": true, "scheduler": true,
+	"proxy": true, "kubectl": true, "kubeadm": true, "kept": true, "keep": true, "level": true, "switched": true,
+	"turned": true, "off": true, "available": true,
+}
+
+// reVersionWord is a word of a version: "v1", "22", "v1beta1".
+var reVersionWord = regexp.MustCompile(`^(?:v?\d+(?:(?:alpha|beta)\d*)?)$`)
+
+// clozeSentence finds the sentence of text a cloze quotes: the first that
+// names the term once, as a word of its own and not as one of a list of
+// names, with no brace (gaps are written in braces), no longer than
+// maxClozeText, and that with the term blanked neither gives it away nor
+// says too little to tell it (identifying). loc is where the term is in
+// the sentence.
+func (r *run) clozeSentence(text, feature string) (sent string, loc []int, ok bool) {
+	for _, span := range sentenceSpans(text) {
+		sent := strings.TrimSpace(text[span[0]:span[1]])
+		if strings.ContainsAny(sent, "{}") || utf8.RuneCountInString(sent) > maxClozeText {
+			continue
+		}
+		locs := r.maskPattern(feature).FindAllStringIndex(sent, -1)
+		if len(locs) != 1 || !atWordEdges(sent, locs[0][0], locs[0][1]) || inNameList(sent, locs[0][0], locs[0][1]) {
+			continue
+		}
+		blank := sent[:locs[0][0]] + quiz.ClozeBlank + sent[locs[0][1]:]
+		if r.givesAwayTokens(blank, []string{feature}) || !identifying(blank) || strings.HasSuffix(sent, ":") || strings.HasSuffix(sent, "：") ||
+			maskInPath(strings.ReplaceAll(blank, quiz.ClozeBlank, maskToken)) {
+			continue // given away, telling too little, introducing a list it does not hold, or a value in a path
+		}
+		// The sentences before it, when they fit and do not name the
+		// term, set the scene: "The section is omitted … when ____ is
+		// absent" says more after the sentence that adds the section.
+		if lead := strings.TrimSpace(text[:span[0]]); lead != "" && !strings.Contains(lead, "\n") &&
+			utf8.RuneCountInString(lead)+1+utf8.RuneCountInString(sent) <= maxClozeText &&
+			len(r.maskPattern(feature).FindAllStringIndex(lead, -1)) == 0 && !r.givesAwayTokens(lead+" "+blank, []string{feature}) {
+			sep := " "
+			if strings.HasSuffix(lead, "。") {
+				sep = ""
+			}
+			shift := len(lead) + len(sep)
+			return lead + sep + sent, []int{locs[0][0] + shift, locs[0][1] + shift}, true
+		}
+		return sent, locs[0], true
+	}
+	return "", nil, false
+}
+
+// sentenceSpans cuts a text into sentences: at "。", at a line break, and
+// at a full stop followed by a space and no lower-case letter (not "e.g.
+// the").
+func sentenceSpans(text string) [][2]int {
+	var out [][2]int
+	start := 0
+	for i := 0; i < len(text); i++ {
+		end := -1
+		switch {
+		case text[i] == '\n':
+			end = i
+		case strings.HasPrefix(text[i:], "。"):
+			end = i + len("。")
+		case text[i] == '.' && i+1 < len(text) && text[i+1] == ' ' && !reAbbrevEnd.MatchString(text[:i+1]) &&
+			(i+2 >= len(text) || !unicode.IsLower(rune(text[i+2]))):
+			end = i + 1
+		}
+		if end < 0 {
+			continue
+		}
+		if strings.TrimSpace(text[start:end]) != "" {
+			out = append(out, [2]int{start, end})
+		}
+		start = end
+	}
+	if strings.TrimSpace(text[start:]) != "" {
+		out = append(out, [2]int{start, len(text)})
+	}
+	return out
+}
+
+// identifying reports whether a sentence with its term blanked still says
+// enough to tell which term it is: words beyond those every stage change
+// uses (see informative) and beyond the commonest ones of any entry,
+// fewer than a description needs.
+func identifying(blanked string) bool {
+	n := 0
+	for _, w := range strings.FieldsFunc(blanked, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		if lw := strings.ToLower(w); !commonEntryWords[lw] && !reVersionWord.MatchString(lw) {
+			n += contentLetters(w)
+		}
+	}
+	if hasJapanese(blanked) {
+		return n >= 10
+	}
+	return n >= 20
 }
 
 // concept is a changelog.Concept with what the generators need alongside.
@@ -201,6 +318,9 @@ func (r *run) findConcepts() []concept {
 	var out []concept
 	count := map[string]int{}
 	for _, c := range r.doc.Concepts() {
+		if r.stopped() {
+			return nil
+		}
 		k := c.Entry + "\x00" + changelog.FeatureKey(c.Term) + "\x00" + c.Source
 		n := count[k]
 		count[k]++
@@ -272,6 +392,9 @@ func (r *run) conceptProvenance(gen string, c concept, text string) Provenance {
 // description.
 func (r *run) featureFromDescription() {
 	for _, c := range r.concepts() {
+		if r.stopped() {
+			return
+		}
 		switch c.Source {
 		case "text":
 			if c.e == nil || !describingKind(c.e.Kind) || !c.cat.staged() {
@@ -303,12 +426,15 @@ func (r *run) featureFromDescription() {
 			// is, it gives the question away below, and none is made.
 			masked = r.maskSameCase(masked, n)
 		}
-		if !informative(masked) || r.givesAwayTokens(masked, names) {
-			continue
+		if !informative(masked) || r.givesAwayTokens(masked, names) || reFixOpens.MatchString(desc) || maskInPath(masked) || maskInList(masked) {
+			continue // telling too little or too much, a bug fix, a name in a path or in a list of names
 		}
 		id := extID(GenFeatureFromDescription, r.doc.Key, c.Entry, c.Term, c.Source+"#"+strconv.Itoa(c.ordinal))
-		wrong := r.featureDistractors(c, names, desc, id)
-		if len(wrong) < 3 {
+		wrong, ok := r.siblingDistractors(c, names, desc, id)
+		if !ok {
+			wrong = r.featureDistractors(c, names, desc, id)
+		}
+		if len(wrong) < 3 && !(ok && len(wrong) == 2) {
 			continue
 		}
 		choices := append([]string{c.Term}, wrong...)
@@ -351,9 +477,16 @@ func (r *run) givesAwayTokens(masked string, names []string) bool {
 	}
 	sq := squash(masked)
 	for _, n := range names {
+		toks := nameTokens(strings.NewReplacer("_", " ", "-", " ", ".", " ", "/", " ").Replace(n))
+		if leadsName(sq, toks) {
+			return true
+		}
 		var words, rare []string
-		for _, t := range nameTokens(strings.NewReplacer("_", " ", "-", " ", ".", " ", "/", " ").Replace(n)) {
+		for _, t := range toks {
 			if w := squash(t); len(w) >= 3 {
+				if len(w) > 3 {
+					w = strings.TrimSuffix(w, "s") // "taint" tells "Taints"
+				}
 				words = append(words, w)
 				if !commonWords[w] {
 					rare = append(rare, w)
@@ -374,6 +507,23 @@ func (r *run) givesAwayTokens(masked string, names []string) bool {
 			}
 		}
 		if all {
+			return true
+		}
+	}
+	return false
+}
+
+// leadsName reports whether a squashed text holds the first three words
+// or more of a longer name, twelve letters at least: "RestartAllContainers
+// アクション" tells RestartAllContainersOnContainerExits.
+func leadsName(sq string, toks []string) bool {
+	if len(toks) < 4 {
+		return false
+	}
+	lead := ""
+	for i, t := range toks[:len(toks)-1] {
+		lead += squash(t)
+		if i >= 2 && len(lead) >= 12 && strings.Contains(sq, lead) {
 			return true
 		}
 	}
@@ -405,6 +555,9 @@ func (r *run) namePool() []poolName {
 		out = append(out, poolName{name: name, key: changelog.FeatureKey(name), form: formOf(name), e: e, cat: r.categoryOf(e, name)})
 	}
 	for i := range r.doc.Entries {
+		if r.stopped() {
+			return nil
+		}
 		e := &r.doc.Entries[i]
 		add(e, focusOf(e))
 		for _, sc := range e.Stages {
@@ -415,6 +568,101 @@ func (r *run) namePool() []poolName {
 	}
 	r.pool = &out
 	return out
+}
+
+// reFixOpens opens a bug fix, which tells what went wrong, not what a
+// feature is.
+var reFixOpens = regexp.MustCompile(`(?i)^\s*(?:[\w.-]+:\s+)?fix(?:e[sd])?\b`)
+
+// maskInPath reports whether a mask stands inside a path or a
+// placeholder ("kubernetes.io/cluster/<____>"): the name there is a value,
+// not what the text describes.
+func maskInPath(masked string) bool {
+	for i := 0; ; {
+		j := strings.Index(masked[i:], maskToken)
+		if j < 0 {
+			return false
+		}
+		start, end := i+j, i+j+len(maskToken)
+		if start > 0 && strings.IndexByte("</{", masked[start-1]) >= 0 || end < len(masked) && strings.IndexByte(">/}", masked[end]) >= 0 {
+			return true
+		}
+		i = end
+	}
+}
+
+// maskInList reports whether a mask is one of a list of names ("A, ____,
+// C & D are promoted"): any name of the list fits it as well.
+func maskInList(masked string) bool {
+	for i := 0; ; {
+		j := strings.Index(masked[i:], maskToken)
+		if j < 0 {
+			return false
+		}
+		start, end := i+j, i+j+len(maskToken)
+		if inNameList(masked, start, end) {
+			return true
+		}
+		i = end
+	}
+}
+
+// siblingDistractors returns, for a term defined in a list of its entry
+// ("CPU Manager (static policy): …", "Memory Manager: …", "Topology
+// Manager: …"), the other terms of the list: names of its kind, which
+// features of the document are not. ok is false when the term is defined
+// alone; with one other term only there are too few, and none is
+// returned.
+func (r *run) siblingDistractors(c concept, names []string, desc, seed string) (wrong []string, ok bool) {
+	if c.Source != "definition" || c.e == nil {
+		return nil, false
+	}
+	answers := make([]nameForm, len(names))
+	for i, n := range names {
+		answers[i] = formOf(n)
+	}
+	descSq := squash(desc)
+	seen := map[string]bool{changelog.FeatureKey(c.Term): true}
+	type pick struct {
+		hash uint64
+		name string
+	}
+	var picks []pick
+	siblings := 0
+	for _, o := range r.concepts() {
+		k := changelog.FeatureKey(o.Term)
+		if o.e != c.e || o.Source != "definition" || seen[k] {
+			continue
+		}
+		seen[k] = true
+		siblings++
+		if !sameShape(c.Term, o.Term) {
+			continue // "CPU Manager" is no choice for a scope
+		}
+		f := formOf(o.Term)
+		if strings.Contains(descSq, f.sq) || slices.ContainsFunc(answers, func(a nameForm) bool { return relatedForms(a, f) }) {
+			continue
+		}
+		picks = append(picks, pick{hash64(seed, k), o.Term})
+	}
+	if siblings == 0 || len(picks) < 2 && unicode.IsUpper(firstRune(c.Term)) {
+		return nil, false // defined alone, or a feature the document's others stand in for
+	}
+	slices.SortFunc(picks, func(a, b pick) int { return cmp.Compare(a.hash, b.hash) })
+	for _, p := range picks[:min(3, len(picks))] {
+		wrong = append(wrong, p.name)
+	}
+	return wrong, true
+}
+
+// sameShape reports whether two terms of a list are names of one kind: one
+// word each, or words ending alike ("CPU Manager", "Memory Manager").
+func sameShape(a, b string) bool {
+	fa, fb := strings.Fields(a), strings.Fields(b)
+	if len(fa) == 1 || len(fb) == 1 {
+		return len(fa) == len(fb)
+	}
+	return strings.EqualFold(fa[len(fa)-1], fb[len(fb)-1])
 }
 
 // featureDistractors returns up to three other features of the concept's
@@ -550,6 +798,9 @@ func (r *run) flashcards() {
 		}
 	}
 	for _, c := range r.concepts() {
+		if r.stopped() {
+			return
+		}
 		if c.Source == "highlight" && defined[backKey(c.Description)] {
 			continue
 		}

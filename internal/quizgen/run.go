@@ -1,6 +1,7 @@
 package quizgen
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"hash/fnv"
@@ -15,31 +16,39 @@ import (
 
 // run holds the state of one Generate call. Nothing in it outlives the call.
 type run struct {
+	// ctx is the call's context, kept for the generators' loops to look at
+	// (stopped) since the run is the call; err is its error once done.
+	ctx     context.Context
+	err     error
 	doc     *changelog.Document
 	tl      *changelog.Timeline
 	lang    *lexicon // templates chosen by Options.Language
 	entries map[string]*changelog.Entry
 
-	events       map[string][]changelog.Event        // per featureKey
-	steady       map[string]steady                   // steadyHistory, per featureKey
-	masks        map[string]*regexp.Regexp           // per name
-	cats         map[string]category                 // per entry key + featureKey
-	featureWords map[string]bool                     // per entry key: does its text say "feature" or "gate"
-	distractors  map[string][]changelog.Stage        // stageDistractors, per entry key + featureKey
-	cons         *[]concept                          // concepts, once found
-	pool         *[]poolName                         // namePool, once built
-	facts        *[]stageFact                        // stageFacts, once found
-	stated       map[string]map[changelog.Stage]bool // stages the document states, per feature and release
-	reverted     map[string]bool                     // names some entry reverts, per featureKey
-	gates        map[string]bool                     // isGate, per name
-	newest       *string                             // newest release in the timeline, once found
-	seen         map[string]bool                     // facts already asked, per generator
+	events       map[string][]changelog.Event                 // per featureKey
+	steady       map[string]steady                            // steadyHistory, per featureKey
+	masks        map[string]*namePattern                      // maskPattern, per name
+	cats         map[string]category                          // per entry key + featureKey
+	featureWords map[string]bool                              // per entry key: does its text say "feature" or "gate"
+	distractors  map[string][]changelog.Stage                 // stageDistractors, per entry key + featureKey
+	cons         *[]concept                                   // concepts, once found
+	pool         *[]poolName                                  // namePool, once built
+	facts        *[]stageFact                                 // stageFacts, once found
+	stated       map[string]map[changelog.Stage]bool          // stages the document states, per feature and release
+	reverted     map[string]bool                              // names some entry reverts, per featureKey
+	gates        map[string]bool                              // isGate, per name
+	gateTexts    *gateTexts                                   // the texts isGate searches, once indexed
+	merged       map[*changelog.Entry][]changelog.StageChange // stages, per entry
+	texts        map[*changelog.Entry]string                  // entryText, per entry
+	mentioned    map[string]map[changelog.Stage]bool          // mentionedStages, per text
+	newest       *string                                      // newest release in the timeline, once found
+	seen         map[string]bool                              // facts already asked, per generator
 	ids          map[string]bool
 	out          []Generated
 	dropped      []Dropped
 }
 
-func newRun(doc *changelog.Document, tl *changelog.Timeline, opt Options) *run {
+func newRun(ctx context.Context, doc *changelog.Document, tl *changelog.Timeline, opt Options) *run {
 	if tl == nil {
 		// Without a release the timeline cannot hold doc; the stage
 		// generators then find nothing, which is what they should do.
@@ -49,14 +58,16 @@ func newRun(doc *changelog.Document, tl *changelog.Timeline, opt Options) *run {
 		}
 	}
 	r := &run{
-		doc: doc, tl: tl, lang: lexiconFor(opt.Language),
+		ctx: ctx, doc: doc, tl: tl, lang: lexiconFor(opt.Language),
 		entries:      map[string]*changelog.Entry{},
 		events:       map[string][]changelog.Event{},
 		steady:       map[string]steady{},
-		masks:        map[string]*regexp.Regexp{},
+		masks:        map[string]*namePattern{},
+		merged:       map[*changelog.Entry][]changelog.StageChange{},
+		texts:        map[*changelog.Entry]string{},
+		mentioned:    map[string]map[changelog.Stage]bool{},
 		cats:         map[string]category{},
 		featureWords: map[string]bool{},
-		distractors:  map[string][]changelog.Stage{},
 		gates:        map[string]bool{},
 		seen:         map[string]bool{},
 		ids:          map[string]bool{},
@@ -68,6 +79,15 @@ func newRun(doc *changelog.Document, tl *changelog.Timeline, opt Options) *run {
 		}
 	}
 	return r
+}
+
+// stopped reports whether the run's context is done. The generators
+// return as soon as it is, and the run reports the context's error.
+func (r *run) stopped() bool {
+	if r.err == nil {
+		r.err = r.ctx.Err()
+	}
+	return r.err != nil
 }
 
 // reDisputed finds a note that calls its own entry untrue: an article's
@@ -182,6 +202,9 @@ func (r *run) add(g Generated, fact string) {
 		}
 		r.seen[k] = true
 	}
+	if givesAnswer(g.Question) {
+		return // the prompt would tell the answer
+	}
 	if err := g.Question.Validate(); err != nil {
 		r.dropped = append(r.dropped, Dropped{Provenance: g.Provenance, ExtID: g.Question.ExtID, Reason: err.Error()})
 		return
@@ -237,6 +260,9 @@ func (r *run) newestRelease() string {
 	}
 	newest := r.doc.Release
 	for _, f := range r.tl.Features() {
+		if r.stopped() {
+			return r.doc.Release
+		}
 		for _, e := range r.history(f) {
 			if changelog.CompareReleases(e.Release, newest) > 0 {
 				newest = e.Release
@@ -384,6 +410,17 @@ func prRefs(prs []int) string {
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// entryText is entryText, made once per entry: the questions of an entry
+// share it.
+func (r *run) entryText(e *changelog.Entry) string {
+	t, ok := r.texts[e]
+	if !ok {
+		t = entryText(e)
+		r.texts[e] = t
+	}
+	return t
 }
 
 // entryText is the entry's text followed by its notes, for previews.

@@ -257,14 +257,16 @@ func (c checker) check(g Generated) {
 	}
 }
 
-// statesChange reports whether the entry states the change.
+// statesChange reports whether the entry states the change, a level and
+// the default stated with it read as one (mergedStages); an empty stage is
+// any.
 func statesChange(e *changelog.Entry, feature string, stage changelog.Stage, release string) bool {
 	if e == nil {
 		return false
 	}
-	for _, sc := range e.Stages {
+	for _, sc := range mergedStages(e.Stages) {
 		rel, _ := changelog.NormalizeRelease(sc.Release)
-		if changelog.FeatureKey(sc.Feature) == changelog.FeatureKey(feature) && sc.Stage == stage && rel == release {
+		if changelog.FeatureKey(sc.Feature) == changelog.FeatureKey(feature) && (sc.Stage == stage || stage == "") && rel == release {
 			return true
 		}
 	}
@@ -308,7 +310,7 @@ func (c checker) checkStageInRelease(where string, q quiz.Question, p Provenance
 	if c.lex.ja() {
 		wording = "v%s の時点で X はどの段階だった?"
 	}
-	if got, want := strings.Replace(q.Prompt, asked, "X", 1), fmt.Sprintf(wording, p.Release); got != want {
+	if got, want := strings.Replace(strings.Replace(q.Prompt, asked, "X", 1), "Xは", "X は", 1), fmt.Sprintf(wording, p.Release); got != want {
 		t.Errorf("%s: prompt %q, want it worded %q", where, q.Prompt, want)
 	}
 	ev, ok := c.tl.StageIn(p.Feature, p.Release)
@@ -333,8 +335,14 @@ func (c checker) checkStageInRelease(where string, q quiz.Question, p Provenance
 func (c checker) checkReleaseOfStage(where string, q quiz.Question, p Provenance, e *changelog.Entry) {
 	t := c.t
 	t.Helper()
-	if !statesChange(e, p.Feature, p.Stage, p.Release) {
-		t.Errorf("%s: entry does not state %s %s in %s", where, p.Feature, p.Stage, p.Release)
+	// The answer is never the deck's release; the fact is the entry's or,
+	// for a feature the entry changes in the deck's release, the
+	// timeline's.
+	if q.Answer == c.doc.Release {
+		t.Errorf("%s: the answer %q is the deck's release", where, q.Answer)
+	}
+	if !statesChange(e, p.Feature, p.Stage, p.Release) && !statesChange(e, p.Feature, "", c.doc.Release) {
+		t.Errorf("%s: entry states neither %s %s in %s nor a change of it in %s", where, p.Feature, p.Stage, p.Release, c.doc.Release)
 	}
 	if got, ok := c.tl.ReleaseOf(p.Feature, p.Stage); !ok || got != q.Answer {
 		t.Errorf("%s: answer %q, timeline ReleaseOf = %q, %v", where, q.Answer, got, ok)
@@ -405,8 +413,8 @@ func (c checker) checkDescription(where string, q quiz.Question, p Provenance, e
 	if m := reMaskInWord.FindString(q.Prompt); m != "" {
 		t.Errorf("%s: the mask cuts a word: %q", where, m)
 	}
-	if len(q.Choices) != 4 {
-		t.Errorf("%s: %d choices, want 4", where, len(q.Choices))
+	if len(q.Choices) != 4 && !(len(q.Choices) == 3 && c.definedInList(p.Feature, e)) {
+		t.Errorf("%s: %d choices, want 4 (3 for a term of a list)", where, len(q.Choices))
 	}
 	for _, ch := range q.Choices {
 		if ch == q.Answer {
@@ -472,6 +480,18 @@ func clozeGradesRight(t *testing.T, where string, q quiz.Question, gaps []quiz.G
 	if blank := quiz.ClozeText(q.Prompt); strings.Contains(blank, "{"+quiz.ClozeBlank) || strings.Contains(blank, quiz.ClozeBlank+"}") {
 		t.Errorf("%s: blanked prompt %q shows a brace beside a gap", where, blank)
 	}
+}
+
+// definedInList reports whether term is defined in a list of entry e with
+// other terms, whose questions offer those terms alone.
+func (c checker) definedInList(term string, e *changelog.Entry) bool {
+	n := 0
+	for _, co := range c.concepts {
+		if e != nil && co.Entry == e.Key && co.Source == "definition" {
+			n++
+		}
+	}
+	return n >= 3
 }
 
 // calledGate reports whether the document calls feature a feature gate,
@@ -574,17 +594,20 @@ func TestSharedImageVolume(t *testing.T) {
 					continue
 				}
 				switch {
-				case g.Provenance.Generator == GenReleaseOfStage && g.Provenance.Stage == changelog.StageGA:
+				case g.Provenance.Generator == GenReleaseOfStage && g.Provenance.Stage == changelog.StageBeta:
 					gotRelease = &g
 				case g.Provenance.Generator == GenTimelineOrder:
 					gotOrder = &g
 				}
 			}
+			// Its GA is the deck's release: the release question asks of
+			// an earlier stage, with the GA in the prompt.
 			if gotRelease == nil {
-				t.Fatalf("no release_of_stage question for ImageVolume GA")
+				t.Fatalf("no release_of_stage question for ImageVolume's beta")
 			}
-			if q := gotRelease.Question; q.Answer != "1.36" || len(q.Choices) != 4 {
-				t.Errorf("release_of_stage: answer %q choices %q, want 1.36 among 4", q.Answer, q.Choices)
+			if q := gotRelease.Question; q.Answer != "1.33" || len(q.Choices) != 4 || !strings.Contains(q.Prompt, "1.36") ||
+				slices.ContainsFunc(q.Choices, func(c string) bool { return changelog.CompareReleases(c, "1.36") >= 0 }) {
+				t.Errorf("release_of_stage: %q, answer %q, choices %q; want 1.33 among 4 before 1.36", q.Prompt, q.Answer, q.Choices)
 			}
 			if gotOrder == nil {
 				t.Fatalf("no timeline_order question for ImageVolume")

@@ -11,6 +11,47 @@ import (
 	"kubequiz/internal/quiz"
 )
 
+// stages returns the stage changes an entry states as the questions ask
+// them: a level and the default state stated with it, two facts of the
+// parser ("promoted to beta, enabled by default"), are one stage: beta and
+// on by default StageBetaDefaultOn, GA and on by default GA, a level and
+// off by default the level.
+func (r *run) stages(e *changelog.Entry) []changelog.StageChange {
+	if sc, ok := r.merged[e]; ok {
+		return sc
+	}
+	sc := mergedStages(e.Stages)
+	r.merged[e] = sc
+	return sc
+}
+
+func mergedStages(in []changelog.StageChange) []changelog.StageChange {
+	out := make([]changelog.StageChange, 0, len(in))
+	used := make([]bool, len(in))
+	for i, a := range in {
+		if used[i] {
+			continue
+		}
+		if level := a.Stage == changelog.StageAlpha || a.Stage == changelog.StageBeta || a.Stage == changelog.StageGA; level {
+			for j := i + 1; j < len(in); j++ {
+				b := in[j]
+				if used[j] || (b.Stage != changelog.StageDefaultOn && b.Stage != changelog.StageDefaultOff) ||
+					changelog.FeatureKey(b.Feature) != changelog.FeatureKey(a.Feature) || b.Release != a.Release ||
+					b.PR != a.PR || b.Source != a.Source || b.Evidence != a.Evidence {
+					continue
+				}
+				used[j] = true
+				if a.Stage == changelog.StageBeta && b.Stage == changelog.StageDefaultOn {
+					a.Stage = changelog.StageBetaDefaultOn
+				}
+				break
+			}
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
 // stageOrder is the order in which stage choices are shown.
 var stageOrder = []changelog.Stage{
 	changelog.StageAlpha, changelog.StageBeta, changelog.StageBetaDefaultOn, changelog.StageDefaultOn,
@@ -90,7 +131,7 @@ type stageFact struct {
 	sc      changelog.StageChange
 	release string
 	cat     category
-	ev      changelog.Event // the timeline's state of the feature in release
+	evStage changelog.Stage // the timeline's state of the feature in release
 	// intro: the entry says the feature is new, so an alpha stage is its
 	// introduction (see introduced).
 	intro bool
@@ -179,7 +220,10 @@ func (r *run) findStageFacts() []stageFact {
 	says := map[string]*said{}
 	byPR := map[int][]prChange{}
 	for i := range r.doc.Entries {
-		for _, sc := range r.doc.Entries[i].Stages {
+		if r.stopped() {
+			return nil
+		}
+		for _, sc := range r.stages(&r.doc.Entries[i]) {
 			rel, err := changelog.NormalizeRelease(sc.Release)
 			if err != nil || rel != docRel {
 				continue
@@ -210,13 +254,16 @@ func (r *run) findStageFacts() []stageFact {
 	}
 	var cands []stageFact
 	for i := range r.doc.Entries {
+		if r.stopped() {
+			return nil
+		}
 		e := &r.doc.Entries[i]
-		for _, sc := range e.Stages {
+		for _, sc := range r.stages(e) {
 			rel, err := changelog.NormalizeRelease(sc.Release)
 			if err != nil || rel != docRel || sc.Revert || !askable(sc.Stage) {
 				continue
 			}
-			if s := says[changelog.FeatureKey(sc.Feature)]; s.revert || len(s.stages) != 1 || contradicted(sc) {
+			if s := says[changelog.FeatureKey(sc.Feature)]; s.revert || !oneStage(s.stages, sc.Stage) || contradicted(sc) {
 				continue // undone, or stated two ways
 			}
 			cat := r.categoryOf(e, sc.Feature)
@@ -230,12 +277,32 @@ func (r *run) findStageFacts() []stageFact {
 			if r.noStep(e, sc, rel) {
 				continue // a stage reached before, or a statement that is no change
 			}
-			cands = append(cands, stageFact{e: e, sc: sc, release: rel, cat: cat, ev: ev, intro: r.introduced(e, sc, rel)})
+			cands = append(cands, stageFact{e: e, sc: sc, release: rel, cat: cat, evStage: ev.Stage, intro: r.introduced(e, sc, rel)})
 		}
 	}
 	return best(cands,
 		func(f stageFact) string { return factKey(f.sc.Feature) },
 		func(f stageFact) int { return factScore(f.e, f.sc) })
+}
+
+// oneStage reports whether the stages a document gives a feature in its
+// release come to one, st: the only one, or the deprecation of a gate
+// whose feature reached a level ("Pod process namespace sharing is now
+// Generally Available. The PodShareProcessNamespace feature gate is now
+// deprecated"), which is what the release did to the gate.
+func oneStage(stages map[changelog.Stage]bool, st changelog.Stage) bool {
+	if len(stages) == 1 {
+		return stages[st]
+	}
+	if len(stages) != 2 || !stages[changelog.StageDeprecated] || st != changelog.StageDeprecated {
+		return false
+	}
+	for s := range stages {
+		if s != changelog.StageDeprecated && (s == changelog.StageAlpha || s == changelog.StageBeta || s == changelog.StageBetaDefaultOn || s == changelog.StageGA) {
+			return true
+		}
+	}
+	return false
 }
 
 // named is how a stage question names a feature: a feature gate's
@@ -256,7 +323,10 @@ func (r *run) named(feature string, stage changelog.Stage) string {
 func (r *run) isGate(feature string) bool {
 	g, ok := r.gates[feature]
 	if !ok {
-		g = callsGate(r.doc, feature)
+		if r.gateTexts == nil {
+			r.gateTexts = newGateTexts(r.doc)
+		}
+		g = r.gateTexts.calls(feature)
 		r.gates[feature] = g
 	}
 	return g
@@ -267,16 +337,6 @@ func (r *run) isGate(feature string) bool {
 // the entry's text talks about, and for a deprecation or removal none is a
 // stage the feature held before.
 func (r *run) stageDistractors(f stageFact) []changelog.Stage {
-	k := f.e.Key + "\x00" + changelog.FeatureKey(f.sc.Feature)
-	if ds, ok := r.distractors[k]; ok {
-		return ds
-	}
-	ds := r.findStageDistractors(f)
-	r.distractors[k] = ds
-	return ds
-}
-
-func (r *run) findStageDistractors(f stageFact) []changelog.Stage {
 	answer := f.sc.Stage
 	pref := distractorPreference[answer]
 	if !f.cat.gateLike() {
@@ -299,7 +359,7 @@ func (r *run) findStageDistractors(f stageFact) []changelog.Stage {
 	if answer == changelog.StageDeprecated || answer == changelog.StageRemoved {
 		evidence += "\n" + strings.Join(f.e.Notes, "\n")
 	}
-	mentioned := mentionedStages(evidence)
+	mentioned := r.mentionedStages(evidence)
 	held := map[changelog.Stage]bool{}
 	if answer == changelog.StageDeprecated || answer == changelog.StageRemoved {
 		for _, ev := range r.history(f.sc.Feature) {
@@ -311,7 +371,7 @@ func (r *run) findStageDistractors(f stageFact) []changelog.Stage {
 	}
 	var out []changelog.Stage
 	for _, d := range pref {
-		if overlaps(answer, d) || overlaps(f.ev.Stage, d) || mentioned[d] || held[d] {
+		if overlaps(answer, d) || overlaps(f.evStage, d) || mentioned[d] || held[d] {
 			continue
 		}
 		out = append(out, d)
@@ -319,11 +379,25 @@ func (r *run) findStageDistractors(f stageFact) []changelog.Stage {
 	return out
 }
 
+// mentionedStages is mentionedStages, once per text: a fact's evidence is
+// read for its stage question and again for its true/false statement.
+func (r *run) mentionedStages(text string) map[changelog.Stage]bool {
+	if m, ok := r.mentioned[text]; ok {
+		return m
+	}
+	m := mentionedStages(text)
+	r.mentioned[text] = m
+	return m
+}
+
 // stageInRelease asks which stage a feature moved to in the document's
 // release (or, for an alpha the entry does not call new, was at).
 func (r *run) stageInRelease() {
 	l := r.lang
 	for _, f := range r.stageFacts() {
+		if r.stopped() {
+			return
+		}
 		// The choices must not tell the answer: every question offers
 		// stages of the same five, alpha, beta, GA, deprecated and
 		// removed, picked by the question's hash. "beta (on by default)"
@@ -386,29 +460,44 @@ func (r *run) provenance(gen string, e *changelog.Entry, feature string, stage c
 	if e != nil {
 		p.Entry = e.Key
 		p.PRs = positivePRs(e.PRs)
-		p.SourceText = entryText(e)
+		p.SourceText = r.entryText(e)
 	}
 	return p
 }
 
-// releaseOfStage asks in which release a feature reached a stage. The
-// timeline must know exactly one release where it did; the wrong choices
-// are nearby releases where it did not.
+// releaseOfStage asks in which release a feature reached a stage other
+// than one of the document's own release: its answer is never the deck's
+// release, which the deck's title gives away. It asks of a stage the
+// document recalls ("1.31 で alpha、1.33 で beta") and of the stages the
+// timeline knows of a feature the document changes ("ImageVolume went GA
+// in v1.36: which release introduced it as alpha?"). The timeline must
+// know exactly one release where the feature reached the stage; the wrong
+// choices are releases of the feature's other stages first, then nearby
+// releases where it did not reach it, before the document's release when
+// the stage comes before the one the document gives.
 func (r *run) releaseOfStage() {
+	docRel, err := changelog.NormalizeRelease(r.doc.Release)
+	if err != nil {
+		return
+	}
 	type cand struct {
 		e   *changelog.Entry
 		sc  changelog.StageChange
 		rel string
 	}
 	var cands []cand
+	// Stages the document itself states for another release.
 	for i := range r.doc.Entries {
+		if r.stopped() {
+			return
+		}
 		e := &r.doc.Entries[i]
-		for _, sc := range e.Stages {
+		for _, sc := range r.stages(e) {
 			if sc.Revert || !askable(sc.Stage) {
 				continue
 			}
 			rel, err := changelog.NormalizeRelease(sc.Release)
-			if err != nil || !r.stageSubject(e, sc) {
+			if err != nil || rel == docRel || !r.stageSubject(e, sc) {
 				continue
 			}
 			if r.onlyRelease(sc.Feature, sc.Stage) != rel || r.noStep(e, sc, rel) {
@@ -433,26 +522,62 @@ func (r *run) releaseOfStage() {
 			cands = append(cands, cand{e, sc, rel})
 		}
 	}
+	// The other stages the timeline knows of the features the document
+	// changes.
+	given := map[string]stageFact{}
+	for _, f := range r.stageFacts() {
+		if r.stopped() {
+			return
+		}
+		k := factKey(f.sc.Feature)
+		if _, ok := given[k]; ok {
+			continue
+		}
+		given[k] = f
+		for _, ev := range r.history(f.sc.Feature) {
+			if ev.Revert || !askable(ev.Stage) || changelog.CompareReleases(ev.Release, docRel) == 0 ||
+				r.onlyRelease(f.sc.Feature, ev.Stage) != ev.Release {
+				continue
+			}
+			if _, held := r.lang.held[ev.Stage]; held && !reIntroduced.MatchString(ev.Evidence) {
+				continue
+			}
+			sc := changelog.StageChange{Feature: f.sc.Feature, Stage: ev.Stage, Release: ev.Release, PR: ev.PR, Source: "timeline", Evidence: ev.Evidence}
+			cands = append(cands, cand{f.e, sc, ev.Release})
+		}
+	}
 	cands = best(cands,
 		func(c cand) string { return factKey(c.sc.Feature) + "\x00" + string(c.sc.Stage) },
 		func(c cand) int { return factScore(c.e, c.sc) })
 	l := r.lang
 	for _, c := range cands {
+		if r.stopped() {
+			return
+		}
 		feature, stage, rel := c.sc.Feature, c.sc.Stage, c.rel
 		id := extID(GenReleaseOfStage, r.doc.Key, c.e.Key, feature, string(stage))
-		wrong := r.releaseDistractors(feature, stage, rel, id)
+		g, hasGiven := given[factKey(feature)]
+		before := ""
+		if hasGiven && maturity(stage) < maturity(g.sc.Stage) && changelog.CompareReleases(rel, docRel) < 0 {
+			before = docRel // asked of an earlier step: it came before the document's
+		}
+		wrong := r.timelineDistractors(feature, stage, rel, before, id)
 		if len(wrong) < 3 {
 			continue
 		}
 		choices := append([]string{rel}, wrong...)
 		slices.SortFunc(choices, changelog.CompareReleases)
-		prs := citedPRs(c.e, c.sc, changelog.CompareReleases(rel, r.doc.Release) == 0)
+		prs := citedPRs(c.e, c.sc, false)
 		named := r.named(feature, stage)
+		prompt := l.releaseQuestion(named, stage)
+		if hasGiven {
+			prompt = l.releaseQuestionGiven(r.named(feature, g.sc.Stage), g.sc.Stage, docRel, named, stage)
+		}
 		expl := r.withHistory(l, l.sentence(l.fact(rel, named, stage, true), prs), feature)
 		q := quiz.Question{
 			ExtID:       id,
 			Type:        quiz.SingleChoice,
-			Prompt:      l.releaseQuestion(named, stage),
+			Prompt:      prompt,
 			Choices:     choices,
 			Answer:      rel,
 			Explanation: expl,
@@ -464,13 +589,48 @@ func (r *run) releaseOfStage() {
 	}
 }
 
+// timelineDistractors returns three wrong releases for a feature's stage:
+// the releases of its other stages first (real releases of the feature,
+// none where it reached the stage), then nearby releases as
+// releaseDistractors gives them; before, when set, is a release the
+// answer must come before, and no choice is at or after it.
+func (r *run) timelineDistractors(feature string, stage changelog.Stage, answer, before, seed string) []string {
+	var out []string
+	seen := map[string]bool{answer: true}
+	ok := func(rel string) bool {
+		return !seen[rel] && (before == "" || changelog.CompareReleases(rel, before) < 0)
+	}
+	for _, ev := range r.history(feature) {
+		if rel := ev.Release; ok(rel) && !reached(ev.Stage, stage) {
+			seen[rel] = true
+			out = append(out, rel)
+		}
+	}
+	if len(out) > 3 {
+		slices.SortFunc(out, func(a, b string) int { return cmp.Compare(hash64(seed, "timeline", a), hash64(seed, "timeline", b)) })
+		out = out[:3]
+	}
+	if len(out) < 3 {
+		for _, rel := range r.releaseDistractors(feature, stage, answer, seed, before) {
+			if len(out) == 3 {
+				break
+			}
+			if ok(rel) {
+				seen[rel] = true
+				out = append(out, rel)
+			}
+		}
+	}
+	return out
+}
+
 // statedStages returns the stages the document gives a feature in a
 // release.
 func (r *run) statedStages(feature, release string) map[changelog.Stage]bool {
 	if r.stated == nil {
 		r.stated = map[string]map[changelog.Stage]bool{}
 		for i := range r.doc.Entries {
-			for _, sc := range r.doc.Entries[i].Stages {
+			for _, sc := range r.stages(&r.doc.Entries[i]) {
 				rel, err := changelog.NormalizeRelease(sc.Release)
 				if err != nil {
 					continue
@@ -514,7 +674,7 @@ func (r *run) onlyRelease(feature string, stage changelog.Stage) string {
 // releaseDistractors returns up to three releases near answer in which the
 // feature did not reach stage. How many come after the answer is picked
 // from seed, so that the answer is not always the newest choice.
-func (r *run) releaseDistractors(feature string, stage changelog.Stage, answer, seed string) []string {
+func (r *run) releaseDistractors(feature string, stage changelog.Stage, answer, seed, before string) []string {
 	major, minor, ok := changelog.ParseRelease(answer)
 	if !ok {
 		return nil
@@ -527,14 +687,17 @@ func (r *run) releaseDistractors(feature string, stage changelog.Stage, answer, 
 	}
 	// Later releases go up to one past the newest the timeline knows.
 	_, newestMinor, _ := changelog.ParseRelease(r.newestRelease())
-	var before, after []string
-	for d := 1; d <= 3; d++ {
+	var earlier, after []string
+	for d := 1; d <= 6 && len(earlier) < 3; d++ {
 		if m := minor - d; m >= 0 {
 			if rel := strconv.Itoa(major) + "." + strconv.Itoa(m); !bad[rel] {
-				before = append(before, rel)
+				earlier = append(earlier, rel)
 			}
 		}
-		if rel := strconv.Itoa(major) + "." + strconv.Itoa(minor+d); !bad[rel] && minor+d <= newestMinor+1 {
+	}
+	for d := 1; d <= 3; d++ {
+		if rel := strconv.Itoa(major) + "." + strconv.Itoa(minor+d); !bad[rel] && minor+d <= newestMinor+1 &&
+			(before == "" || changelog.CompareReleases(rel, before) < 0) {
 			after = append(after, rel)
 		}
 	}
@@ -543,8 +706,8 @@ func (r *run) releaseDistractors(feature string, stage changelog.Stage, answer, 
 	for i := 0; i < len(after) && i < nAfter; i++ {
 		out = append(out, after[i])
 	}
-	for i := 0; i < len(before) && len(out) < 3; i++ {
-		out = append(out, before[i])
+	for i := 0; i < len(earlier) && len(out) < 3; i++ {
+		out = append(out, earlier[i])
 	}
 	for i := nAfter; i < len(after) && len(out) < 3; i++ {
 		out = append(out, after[i])
@@ -562,8 +725,11 @@ func (r *run) timelineOrder() {
 	}
 	l := r.lang
 	for i := range r.doc.Entries {
+		if r.stopped() {
+			return
+		}
 		e := &r.doc.Entries[i]
-		for _, sc := range e.Stages {
+		for _, sc := range r.stages(e) {
 			rel, err := changelog.NormalizeRelease(sc.Release)
 			if err != nil || rel != docRel || !r.stageSubject(e, sc) {
 				continue
@@ -638,6 +804,9 @@ func (r *run) trueFalse() {
 	var sts []statement
 	balance := claimBalance{}
 	for _, f := range r.stageFacts() {
+		if r.stopped() {
+			return
+		}
 		if l.holds(f.sc.Stage, f.intro) {
 			// "X was alpha in v1.21", where the entry does not say X is
 			// new: a wrong stage is claimed as an introduction (below),
@@ -670,6 +839,9 @@ func (r *run) trueFalse() {
 		}
 	}
 	for _, st := range sts {
+		if r.stopped() {
+			return
+		}
 		f, feature, truth := st.f, st.f.sc.Feature, st.truth
 		expl := r.withHistory(l, l.verdict(truth)+l.sentence(l.fact(f.release, r.named(feature, f.sc.Stage), f.sc.Stage, f.intro), f.prs()), feature)
 		// A wrong alpha is claimed as an introduction, "In v1.36, X was
@@ -701,7 +873,7 @@ func (r *run) wrongRelease(f stageFact, h uint64) string {
 	if r.onlyRelease(f.sc.Feature, f.sc.Stage) != f.release {
 		return f.release
 	}
-	rs := r.releaseDistractors(f.sc.Feature, f.sc.Stage, f.release, strconv.FormatUint(h, 16))
+	rs := r.releaseDistractors(f.sc.Feature, f.sc.Stage, f.release, strconv.FormatUint(h, 16), "")
 	if len(rs) == 0 {
 		return f.release
 	}
@@ -886,7 +1058,7 @@ func (r *run) headingDatedEarlier(e *changelog.Entry, source, feature, rel strin
 			return false
 		}
 	}
-	re := r.maskRegexp(feature)
+	re := r.maskPattern(feature)
 	for _, text := range append([]string{e.Text}, e.Notes...) {
 		for _, sent := range reSentenceEnd.Split(text, -1) {
 			for _, span := range releaseSpans(sent, rel) {
@@ -979,9 +1151,17 @@ func (r *run) steadyHistory(feature string) (events []changelog.Event, consisten
 			// ("The feature gates CSIMigrationGCE is graduated to GA and
 			// were unconditionally enabled have been removed in v1.25"):
 			// which release each belongs to is not clear.
+			// The parser leaves the GA out as the gate's past; a sentence
+			// that speaks of a promotion and names one release, the
+			// removal's, may date either.
 			for _, o := range raw {
 				if o.Document == ev.Document && o.Entry == ev.Entry && !o.Revert && promotion(o.Stage) &&
 					changelog.CompareReleases(o.Release, ev.Release) > 0 {
+					return true
+				}
+			}
+			if rePromotes.MatchString(ev.Evidence) {
+				if rels := reReleaseNumber.FindAllStringSubmatch(ev.Evidence, -1); len(rels) == 1 && changelog.CompareReleases(rels[0][1], ev.Release) == 0 {
 					return true
 				}
 			}
@@ -1017,10 +1197,15 @@ func (r *run) steadyHistory(feature string) (events []changelog.Event, consisten
 		}
 		i = j
 	}
-	for _, ev := range r.history(feature) {
-		if !drop[ev.Release] {
-			events = append(events, ev)
+	events = r.history(feature)
+	if len(drop) > 0 {
+		var kept []changelog.Event
+		for _, ev := range events {
+			if !drop[ev.Release] {
+				kept = append(kept, ev)
+			}
 		}
+		events = kept
 	}
 	forward = consistent
 	for j, ev := range events {

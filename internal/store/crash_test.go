@@ -331,7 +331,7 @@ func checkReviewsWhole(t *testing.T, db *sql.DB) {
 		{"new cards counted differently from the review log", `SELECT (SELECT coalesce(sum(new_count), 0) FROM daily_reviews)
 			!= (SELECT count(*) FROM review_log WHERE state_before = 0)`},
 		{"reviews counted differently from the review log", `SELECT (SELECT coalesce(sum(review_count), 0) FROM daily_reviews)
-			!= (SELECT count(*) FROM review_log WHERE state_before = 2)`},
+			!= (SELECT count(*) FROM review_log WHERE ` + countedReview + `)`},
 	}
 	for _, c := range consistency {
 		if n := countQuery(t, db, c.query); n != 0 {

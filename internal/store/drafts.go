@@ -133,33 +133,41 @@ func (db *DB) setGeneratedStatus(ctx context.Context, deckSlug string, ids []int
 	}
 	changed := 0
 	err := db.tx(ctx, func(tx *sql.Tx) error {
-		changed = 0
-		for _, id := range ids {
-			var origin string
-			sq, err := scanQuestion(scanExtras{tx.QueryRowContext(ctx, `SELECT `+questionColumns+`, q.origin
-				FROM questions q JOIN decks d ON d.id = q.deck_id WHERE q.id = ? AND d.slug = ?`, id, deckSlug), []any{&origin}})
-			if errors.Is(err, sql.ErrNoRows) || err == nil && origin != string(quiz.FromGenerator) {
-				return fmt.Errorf("question %d of deck %s: %w", id, deckSlug, quiz.ErrNotFound)
-			}
-			if err != nil {
-				return fmt.Errorf("question %d: %w", id, err)
-			}
-			if sq.Status == status {
-				continue
-			}
-			if status == quiz.Published {
-				if err := sq.Question.Validate(); err != nil {
-					return fmt.Errorf("question %d: %w", id, err)
-				}
-			}
-			if _, err := tx.ExecContext(ctx, `UPDATE questions SET status = ?, updated_at = ? WHERE id = ?`, status, ms(now), id); err != nil {
-				return fmt.Errorf("question %d: %w", id, err)
-			}
-			changed++
-		}
-		return nil
+		var err error
+		changed, err = setStatusTx(ctx, tx, deckSlug, ids, status, now)
+		return err
 	})
 	return changed, err
+}
+
+// setStatusTx gives generated questions ids of deck deckSlug status in
+// tx, and returns how many changed.
+func setStatusTx(ctx context.Context, tx *sql.Tx, deckSlug string, ids []int64, status quiz.Status, now time.Time) (int, error) {
+	changed := 0
+	for _, id := range ids {
+		var origin string
+		sq, err := scanQuestion(scanExtras{tx.QueryRowContext(ctx, `SELECT `+questionColumns+`, q.origin
+			FROM questions q JOIN decks d ON d.id = q.deck_id WHERE q.id = ? AND d.slug = ?`, id, deckSlug), []any{&origin}})
+		if errors.Is(err, sql.ErrNoRows) || err == nil && origin != string(quiz.FromGenerator) {
+			return 0, fmt.Errorf("question %d of deck %s: %w", id, deckSlug, quiz.ErrNotFound)
+		}
+		if err != nil {
+			return 0, fmt.Errorf("question %d: %w", id, err)
+		}
+		if sq.Status == status {
+			continue
+		}
+		if status == quiz.Published {
+			if err := sq.Question.Validate(); err != nil {
+				return 0, fmt.Errorf("question %d: %w", id, err)
+			}
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE questions SET status = ?, updated_at = ? WHERE id = ?`, status, ms(now), id); err != nil {
+			return 0, fmt.Errorf("question %d: %w", id, err)
+		}
+		changed++
+	}
+	return changed, nil
 }
 
 // QuestionEdit is an admin's rewording of a generated question: the prompt,

@@ -291,6 +291,7 @@ func hotReads() []string {
 	return []string{
 		sessionUserQuery, studyDeckQuery, subscriptionCountQuery, queueAllQuery, queueDeckQuery,
 		todayQuery, nextDueQuery, dueBeforeQuery, cardForAnswerQuery, questionByRevisionQuery,
+		meetupDecksQuery,
 	}
 }
 

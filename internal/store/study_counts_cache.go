@@ -28,11 +28,11 @@ const countsCacheTTL = 10 * time.Second
 // countsCacheMax bounds the entries; a full cache is emptied.
 const countsCacheMax = 4096
 
-// countsKey is one study page of one learner on one study day, with the
-// daily limits it was counted under.
+// countsKey is one study page (its scope) of one learner on one study
+// day, with the daily limits it was counted under.
 type countsKey struct {
 	user                     int64
-	deck                     string
+	scope                    Scope
 	dayStart                 int64
 	newPerDay, reviewsPerDay int
 }

@@ -19,7 +19,7 @@ func TestStudyCountsCache(t *testing.T) {
 	u := learner(t, f.db, f.alice)
 	count := func(at time.Time) progress.Due {
 		t.Helper()
-		d, err := f.db.StudyCounts(ctx, u, "", at)
+		d, err := f.db.StudyCounts(ctx, u, Scope{}, at)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -42,10 +42,10 @@ func TestStudyCountsCache(t *testing.T) {
 	// Other limits, another deck, another day: counted on their own.
 	u2 := u
 	u2.NewPerDay = 1
-	if d, err := f.db.StudyCounts(ctx, u2, "", f.now.Add(countsCacheTTL)); err != nil || d.New != 1 {
+	if d, err := f.db.StudyCounts(ctx, u2, Scope{}, f.now.Add(countsCacheTTL)); err != nil || d.New != 1 {
 		t.Errorf("with 1 new card a day: %+v, %v", d, err)
 	}
-	if d, err := f.db.StudyCounts(ctx, u, "d2", f.now.Add(countsCacheTTL)); err != nil || d != (progress.Due{New: 1}) {
+	if d, err := f.db.StudyCounts(ctx, u, Scope{Deck: "d2"}, f.now.Add(countsCacheTTL)); err != nil || d != (progress.Due{New: 1}) {
 		t.Errorf("deck d2: %+v, %v", d, err)
 	}
 

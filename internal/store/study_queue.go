@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"kubequiz/internal/fsrs"
+	"kubequiz/internal/group"
 	"kubequiz/internal/quiz"
 )
 
@@ -28,11 +29,19 @@ type StudyCard struct {
 // StudyNext is what the study queue serves next or, when nothing is due,
 // what is coming.
 type StudyNext struct {
-	// Deck is the deck studied; its ID is 0 when studying every subscribed deck.
+	// Deck is the deck studied; its ID is 0 when studying every subscribed
+	// deck or a group's decks.
 	Deck quiz.DeckSummary
+	// Group is the study group whose decks are studied; its ID is 0 when
+	// studying one deck or every subscribed deck.
+	Group StudyGroup
 	// Found is true when Card is set.
 	Found bool
 	Card  StudyCard
+	// Extra tells that Card is an extra review of the meetup mode: a card
+	// not due, put before a group's meetup (group.ExtraReview). It takes
+	// nothing of the daily review limit.
+	Extra bool
 	// NewToday and ReviewsToday count the first reviews of new cards and
 	// the reviews of cards in review since the study day began. They are
 	// left at 0 when a learning card was served.
@@ -56,6 +65,12 @@ type StudyNext struct {
 	// Subscriptions counts the learner's subscribed decks (set only when
 	// studying every subscribed deck).
 	Subscriptions int
+}
+
+// StudyGroup names the study group whose decks a study page serves.
+type StudyGroup struct {
+	ID   int64
+	Name string
 }
 
 // Presented checks that a page which put the card to the learner at
@@ -196,30 +211,39 @@ const (
 		ORDER BY q.position, q.id
 		LIMIT 1`
 
-	// The day's first reviews of new cards and reviews of review cards,
-	// since ?4, the start of the study day: the day's daily_reviews row
-	// (migration 0009), or a count in review_log while there is none.
+	// The day's first reviews of new cards and reviews of review cards
+	// that the daily limit counts (countedReview), since ?4, the start of
+	// the study day: the day's daily_reviews row (migration 0009), or a
+	// count in review_log while there is none.
 	newTodayColumn = `coalesce(
 		(SELECT new_count FROM daily_reviews WHERE user_id = +?1 AND day_start = ?4),
 		(SELECT count(*) FROM review_log WHERE user_id = +?1 AND reviewed_at >= ?4 AND state_before = 0))`
 	reviewsTodayColumn = `coalesce(
 		(SELECT review_count FROM daily_reviews WHERE user_id = +?1 AND day_start = ?4),
-		(SELECT count(*) FROM review_log WHERE user_id = +?1 AND reviewed_at >= ?4 AND state_before = 2))`
+		(SELECT count(*) FROM review_log WHERE user_id = +?1 AND reviewed_at >= ?4 AND ` + countedReview + `))`
 
 	// queueAllQuery and queueDeckQuery are the three steps in one
 	// statement: at most one row per step, in step order (SQLite returns
 	// the arms of a UNION ALL in turn; TestNextCardOrder would see
 	// otherwise), each row with
 	// its step number, the day's counts (0 for a learning card, which no
-	// limit holds back) and the card (NULL card columns for a new card).
+	// limit holds back), whether the learner has the meetup mode on in a
+	// group (0 for a learning card, which comes before extra reviews) and
+	// the card (NULL card columns for a new card).
 	// SQLite runs a step only when the rows before it have been read, so
 	// a due learning card costs one lookup. ?1 user id, ?2 now (ms), ?3
 	// deck id or 0, ?4 start of the study day (ms), ?5 noCursor.
-	queueAllQuery  = queueSteps + ` UNION ALL SELECT * FROM (SELECT 3, ` + dayCounts + `, ` + nullCardColumns + `, * FROM (` + newCardAllQuery + `))`
-	queueDeckQuery = queueSteps + ` UNION ALL SELECT * FROM (SELECT 3, ` + dayCounts + `, ` + nullCardColumns + `, * FROM (` + newCardDeckQuery + `))`
-	queueSteps     = `SELECT * FROM (SELECT 1, 0, 0, * FROM (` + dueLearningQuery + `))
-		UNION ALL SELECT * FROM (SELECT 2, ` + dayCounts + `, * FROM (` + dueReviewQuery + `))`
-	dayCounts       = newTodayColumn + `, ` + reviewsTodayColumn
+	queueAllQuery  = queueSteps + ` UNION ALL SELECT * FROM (SELECT 3, ` + stepColumns + `, ` + nullCardColumns + `, * FROM (` + newCardAllQuery + `))`
+	queueDeckQuery = queueSteps + ` UNION ALL SELECT * FROM (SELECT 3, ` + stepColumns + `, ` + nullCardColumns + `, * FROM (` + newCardDeckQuery + `))`
+	queueSteps     = `SELECT * FROM (SELECT 1, 0, 0, 0, * FROM (` + dueLearningQuery + `))
+		UNION ALL SELECT * FROM (SELECT 2, ` + stepColumns + `, * FROM (` + dueReviewQuery + `))`
+	dayCounts   = newTodayColumn + `, ` + reviewsTodayColumn
+	stepColumns = dayCounts + `, ` + meetupModeColumn
+	// meetupModeColumn tells whether the learner ?1 has the meetup mode
+	// on in any group: only then does the queue look for extra reviews
+	// (nextExtra) when no due card is served.
+	meetupModeColumn = `EXISTS (SELECT 1 FROM study_group_members m INDEXED BY study_group_members_mode
+		WHERE m.user_id = +?1 AND m.meetup_mode = 1)`
 	nullCardColumns = `NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL`
 
 	nextDueQuery = `SELECT min(due) FROM (
@@ -231,6 +255,40 @@ const (
 
 	subscriptionCountQuery = `SELECT count(*) FROM subscriptions WHERE user_id = ?`
 
+	// A study group's page: ?3 is the group's id, and its decks take the
+	// place of the subscribed ones; new cards come deck by deck in the
+	// group's order. studyGroupQuery names the group for its member ?2.
+	groupScopeFilter  = ` AND q.deck_id IN (SELECT gd.deck_id FROM study_group_decks gd WHERE gd.group_id = +?3)`
+	newCardGroupQuery = `SELECT ` + studyQuestionColumns + `
+		FROM study_group_decks gd
+		JOIN decks d ON d.id = gd.deck_id
+		JOIN questions q ON q.deck_id = gd.deck_id AND q.status = 'published'
+		  AND q.position > coalesce((SELECT k.covered_through FROM new_card_cursors k
+		                             WHERE k.user_id = +?1 AND k.deck_id = gd.deck_id), ?5)
+		WHERE gd.group_id = +?3
+		  AND NOT EXISTS (SELECT 1 FROM cards c WHERE c.user_id = +?1 AND c.question_id = q.id)
+		ORDER BY gd.position, q.position, q.id
+		LIMIT 1`
+	studyGroupQuery = `SELECT g.id, g.name FROM study_groups g
+		JOIN study_group_members m ON m.group_id = g.id AND m.user_id = ?2
+		WHERE g.id = ?1`
+
+	// The meetup mode (group.ExtraReview). meetupDecksQuery lists, for
+	// user ?1, the decks of their groups with the mode on, with each
+	// group's meetup, leaving out meetups two days or more before ?2 (a
+	// meetup without a time lasts its day). extraCandidatesQuery walks
+	// their cards in review, not due at ?2 and not reviewed since ?4, the
+	// start of the study day, in the decks ?6 (a JSON array of ids), in
+	// due order, within the page's scope (?3 as in the queue).
+	meetupDecksQuery = `SELECT gd.deck_id, g.meetup_at, g.meetup_has_time, g.meetup_zone
+		FROM study_group_members m INDEXED BY study_group_members_mode
+		JOIN study_groups g ON g.id = m.group_id
+		JOIN study_group_decks gd ON gd.group_id = m.group_id
+		WHERE m.user_id = ?1 AND m.meetup_mode = 1 AND g.meetup_at > ?2 - 172800000`
+	extraCandidatesQuery = `SELECT ` + cardColumns + `, ` + studyQuestionColumns + ` FROM ` + reviewCards + withDeck + reviewWhere + `
+		AND c.due > ?2 AND c.last_review < ?4 AND q.deck_id IN (SELECT value FROM json_each(?6))
+		ORDER BY c.due`
+
 	studyDeckQuery = `SELECT d.id, d.slug, d.title, d.release, d.sig, d.language, d.description,
 		(SELECT count(*) FROM questions q WHERE q.deck_id = d.id AND q.status = 'published')
 		FROM decks d WHERE d.slug = ?`
@@ -239,6 +297,25 @@ const (
 // todayQuery counts the day's reviews as the queue does, for an empty
 // queue: ?1 user id, ?2 start of the study day (ms).
 var todayQuery = `SELECT ` + strings.ReplaceAll(dayCounts, "?4", "?2")
+
+// The queue's queries on a study group's page: those of one deck's page,
+// with the group's decks in place of the deck (groupScopeFilter).
+var (
+	queueGroupQuery = strings.ReplaceAll(queueSteps, scopeFilter, groupScopeFilter) +
+		` UNION ALL SELECT * FROM (SELECT 3, ` + stepColumns + `, ` + nullCardColumns + `, * FROM (` + newCardGroupQuery + `))`
+	nextDueGroupQuery         = strings.ReplaceAll(nextDueQuery, scopeFilter, groupScopeFilter)
+	dueBeforeGroupQuery       = strings.ReplaceAll(dueBeforeQuery, scopeFilter, groupScopeFilter)
+	extraCandidatesGroupQuery = strings.ReplaceAll(extraCandidatesQuery, scopeFilter, groupScopeFilter)
+)
+
+// scopeQueries are the queue's queries of one kind of study page.
+type scopeQueries struct{ queue, nextDue, dueBefore, extra string }
+
+var (
+	allDecksQueries  = scopeQueries{queueAllQuery, nextDueQuery, dueBeforeQuery, extraCandidatesQuery}
+	oneDeckQueries   = scopeQueries{queueDeckQuery, nextDueQuery, dueBeforeQuery, extraCandidatesQuery}
+	groupDeckQueries = scopeQueries{queueGroupQuery, nextDueGroupQuery, dueBeforeGroupQuery, extraCandidatesGroupQuery}
+)
 
 // Steps of the study queue, as queueAllQuery numbers its rows.
 const (
@@ -249,49 +326,64 @@ const (
 
 // NextCard returns the card u should study next at now: due learning and
 // relearning cards first, then due reviews (most overdue first, up to the
-// daily review limit), then new cards in deck order up to the daily new
-// limit. The study day rolls over at 04:00 in the user's time zone. With
-// deckSlug empty it serves every deck the user subscribes to; otherwise that
-// one deck, subscribed or not. A deck that does not exist or has no
-// published question is quiz.ErrNotFound. Draft and retired questions are
-// never served. u's time zone and daily limits are used as given: the
-// caller has just read them (the session lookup).
+// daily review limit), then the meetup mode's extra reviews (nextExtra),
+// then new cards in deck order up to the daily new limit. The study day
+// rolls over at 04:00 in the user's time zone. With deckSlug empty it
+// serves every deck the user subscribes to; otherwise that one deck,
+// subscribed or not. A deck that does not exist or has no published
+// question is quiz.ErrNotFound. Draft and retired questions are never
+// served. u's time zone and daily limits are used as given: the caller has
+// just read them (the session lookup).
 func (db *DB) NextCard(ctx context.Context, u quiz.User, deckSlug string, now time.Time) (StudyNext, error) {
-	n, err := db.nextCard(ctx, u, deckSlug, now)
+	return db.NextCardIn(ctx, u, Scope{Deck: deckSlug}, now)
+}
+
+// NextCardIn is NextCard on the study page of scope: one deck, a study
+// group's decks (subscribed or not; a group u is not a member of is
+// quiz.ErrNotFound, as one that does not exist), or every subscribed deck.
+func (db *DB) NextCardIn(ctx context.Context, u quiz.User, scope Scope, now time.Time) (StudyNext, error) {
+	n, err := db.nextCard(ctx, u, scope, now)
 	if err != nil {
 		return n, fmt.Errorf("store: next card for user %d: %w", u.ID, err)
 	}
 	return n, nil
 }
 
-func (db *DB) nextCard(ctx context.Context, u quiz.User, deckSlug string, now time.Time) (StudyNext, error) {
+func (db *DB) nextCard(ctx context.Context, u quiz.User, scope Scope, now time.Time) (StudyNext, error) {
 	var n StudyNext
 	ctx, done, err := db.quickRead(ctx)
 	if err != nil {
 		return n, err
 	}
 	defer done()
-	if deckSlug != "" {
-		if n.Deck, err = studyDeck(ctx, db.reads, deckSlug); err != nil {
+	queries, scopeID := allDecksQueries, int64(0)
+	switch {
+	case scope.Group != 0:
+		if n.Group, err = studyGroup(ctx, db.reads, scope.Group, u.ID); err != nil {
 			return n, err
 		}
+		queries, scopeID = groupDeckQueries, n.Group.ID
+	case scope.Deck != "":
+		if n.Deck, err = studyDeck(ctx, db.reads, scope.Deck); err != nil {
+			return n, err
+		}
+		queries, scopeID = oneDeckQueries, n.Deck.ID
 	}
 	loc := db.zones.location(u.Timezone)
 	start, end := studyDay(now, loc)
-	deckID, at := n.Deck.ID, ms(now)
-	query := queueAllQuery
-	if deckID != 0 {
-		query = queueDeckQuery
-	}
-	rows, err := db.reads.QueryContext(ctx, query, u.ID, at, deckID, ms(start), noCursor)
+	at := ms(now)
+	rows, err := db.reads.QueryContext(ctx, queries.queue, u.ID, at, scopeID, ms(start), noCursor)
 	if err != nil {
 		return n, fmt.Errorf("queue: %w", err)
 	}
 	defer rows.Close()
-	var ref questionRef
+	var (
+		ref        questionRef
+		step       int
+		meetupMode bool
+	)
 	for !n.Found && rows.Next() {
-		var step int
-		c, r, err := scanStudyCard(rows, now, &step, &n.NewToday, &n.ReviewsToday)
+		c, r, err := scanStudyCard(rows, now, &step, &n.NewToday, &n.ReviewsToday, &meetupMode)
 		if err != nil {
 			return n, fmt.Errorf("queue: %w", err)
 		}
@@ -314,6 +406,17 @@ func (db *DB) nextCard(ctx context.Context, u quiz.User, deckSlug string, now ti
 	if err := rows.Close(); err != nil {
 		return n, fmt.Errorf("queue: %w", err)
 	}
+	// After the due cards, the meetup mode's extra reviews: for a learner
+	// whose queue gave no row at all, the mode is not known yet.
+	if (!n.Found || step == stepNew) && (meetupMode || step == 0) {
+		c, r, ok, err := db.nextExtra(ctx, u, queries.extra, scopeID, now, start, loc)
+		if err != nil {
+			return n, fmt.Errorf("queue: %w", err)
+		}
+		if ok {
+			n.Card, n.Found, n.Extra, ref = c, true, true, r
+		}
+	}
 	if n.Found {
 		if err := db.resolveStudyCard(ctx, db.reads, &n.Card, ref); err != nil {
 			return n, fmt.Errorf("queue: %w", err)
@@ -328,7 +431,7 @@ func (db *DB) nextCard(ctx context.Context, u quiz.User, deckSlug string, now ti
 		return n, fmt.Errorf("count today's reviews: %w", err)
 	}
 	var next sql.NullInt64
-	err = q.QueryRowContext(ctx, nextDueQuery, u.ID, at, deckID).Scan(&next)
+	err = q.QueryRowContext(ctx, queries.nextDue, u.ID, at, scopeID).Scan(&next)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return n, fmt.Errorf("next due: %w", err)
 	}
@@ -336,11 +439,11 @@ func (db *DB) nextCard(ctx context.Context, u quiz.User, deckSlug string, now ti
 		n.NextDue = fromMS(next.Int64).In(loc)
 	}
 	var learning, reviews int
-	if err := q.QueryRowContext(ctx, dueBeforeQuery, u.ID, ms(end), deckID).Scan(&learning, &reviews); err != nil {
+	if err := q.QueryRowContext(ctx, queries.dueBefore, u.ID, ms(end), scopeID).Scan(&learning, &reviews); err != nil {
 		return n, fmt.Errorf("count cards due today: %w", err)
 	}
 	n.DueToday = learning + min(reviews, max(u.ReviewsPerDay-n.ReviewsToday, 0))
-	if deckID == 0 {
+	if scope == (Scope{}) {
 		err := q.QueryRowContext(ctx, subscriptionCountQuery, u.ID).Scan(&n.Subscriptions)
 		if err != nil {
 			return n, fmt.Errorf("count subscriptions: %w", err)
@@ -361,4 +464,90 @@ func studyDeck(ctx context.Context, q querier, slug string) (quiz.DeckSummary, e
 		return d, fmt.Errorf("deck %s: %w", slug, err)
 	}
 	return d, nil
+}
+
+// studyGroup names the group groupID for its member userID; a group they
+// are not a member of is quiz.ErrNotFound.
+func studyGroup(ctx context.Context, q querier, groupID, userID int64) (StudyGroup, error) {
+	var g StudyGroup
+	err := q.QueryRowContext(ctx, studyGroupQuery, groupID, userID).Scan(&g.ID, &g.Name)
+	if errors.Is(err, sql.ErrNoRows) {
+		return g, fmt.Errorf("group %d: %w", groupID, group.ErrNotMember)
+	}
+	if err != nil {
+		return g, fmt.Errorf("group %d: %w", groupID, err)
+	}
+	return g, nil
+}
+
+// nextExtra returns the first card, in due order, that the meetup mode
+// puts to u at now for an extra review (group.ExtraReview), within the
+// page's scope (candidates, the scope's extraCandidatesQuery, and
+// scopeID). A deck's meetup is the nearest of u's groups with the mode on
+// that study it. ok is false when no card is due for one; for most
+// learners, without the mode on, that costs one lookup of an index.
+func (db *DB) nextExtra(ctx context.Context, u quiz.User, candidates string, scopeID int64, now, dayStart time.Time,
+	loc *time.Location) (sc StudyCard, ref questionRef, ok bool, err error) {
+	meetups, err := db.meetupDecks(ctx, u.ID, now, loc)
+	if err != nil || len(meetups) == 0 {
+		return sc, ref, false, err
+	}
+	decks := make([]int64, 0, len(meetups))
+	for id := range meetups {
+		decks = append(decks, id)
+	}
+	sched, err := db.schedulers.get(u.DesiredRetention, false)
+	if err != nil {
+		return sc, ref, false, err
+	}
+	mem := group.Memory{Scheduler: sched, DesiredRetention: u.DesiredRetention}
+	rows, err := db.reads.QueryContext(ctx, candidates, u.ID, ms(now), scopeID, ms(dayStart), noCursor, groupDeckList(decks))
+	if err != nil {
+		return sc, ref, false, fmt.Errorf("extra reviews: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		c, r, err := scanStudyCard(rows, now)
+		if err != nil {
+			return sc, ref, false, fmt.Errorf("extra reviews: %w", err)
+		}
+		if group.ExtraReview(c.Card, meetups[r.deckID], now, dayStart, loc, mem) {
+			return c, r, true, rows.Close()
+		}
+	}
+	return sc, ref, false, rows.Err()
+}
+
+// meetupDecks returns, by deck id, the nearest meetup of userID's groups
+// with the meetup mode on that study the deck, for the decks whose extra
+// reviews are open at now (group.Meetup.ExtraReviewsOpen) in the
+// learner's time zone loc.
+func (db *DB) meetupDecks(ctx context.Context, userID int64, now time.Time, loc *time.Location) (map[int64]group.Meetup, error) {
+	rows, err := db.reads.QueryContext(ctx, meetupDecksQuery, userID, ms(now))
+	if err != nil {
+		return nil, fmt.Errorf("meetups: %w", err)
+	}
+	defer rows.Close()
+	all := map[int64][]group.Meetup{}
+	for rows.Next() {
+		var (
+			deck, at int64
+			hasTime  bool
+			zone     string
+		)
+		if err := rows.Scan(&deck, &at, &hasTime, &zone); err != nil {
+			return nil, fmt.Errorf("meetups: %w", err)
+		}
+		all[deck] = append(all[deck], meetup(&db.zones, at, hasTime, zone))
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("meetups: %w", err)
+	}
+	out := map[int64]group.Meetup{}
+	for deck, list := range all {
+		if m, ok := group.Nearest(list, now); ok && m.ExtraReviewsOpen(now, loc) {
+			out[deck] = m
+		}
+	}
+	return out, nil
 }

@@ -7,6 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"kubequiz/internal/fsrs"
@@ -21,14 +24,21 @@ type CardPreview struct {
 	// Subscribed tells whether the learner subscribes to the question's
 	// deck.
 	Subscribed bool
+	// Groups are the ids of the learner's study groups that study the
+	// question's deck.
+	Groups []int64
 }
 
 // cardForAnswerQuery loads, for user ?1, the published question ?2 with the
 // user's card (all card columns NULL when there is none), their desired
-// retention and time zone, and whether they subscribe to its deck. No row:
-// the question does not exist or is not published.
+// retention and time zone, whether they subscribe to its deck, and the ids
+// of their study groups that study the deck (NULL for none). No row: the
+// question does not exist or is not published.
 const cardForAnswerQuery = `SELECT u.desired_retention, u.timezone,
-	EXISTS (SELECT 1 FROM subscriptions s WHERE s.user_id = +?1 AND s.deck_id = q.deck_id), ` + cardColumns + `, ` + studyQuestionColumns + `
+	EXISTS (SELECT 1 FROM subscriptions s WHERE s.user_id = +?1 AND s.deck_id = q.deck_id),
+	(SELECT group_concat(gd.group_id) FROM study_group_decks gd
+	 JOIN study_group_members m ON m.group_id = gd.group_id AND m.user_id = +?1
+	 WHERE gd.deck_id = q.deck_id), ` + cardColumns + `, ` + studyQuestionColumns + `
 	FROM questions q
 	JOIN decks d ON d.id = q.deck_id
 	JOIN users u ON u.id = +?1
@@ -40,13 +50,20 @@ type answerer struct {
 	retention  float64
 	timezone   string
 	subscribed bool
+	groups     []int64
 }
 
 // cardForAnswer runs cardForAnswerQuery; a missing row is quiz.ErrNotFound.
 func (db *DB) cardForAnswer(ctx context.Context, q querier, userID, questionID int64, now time.Time) (StudyCard, answerer, error) {
-	var a answerer
+	var (
+		a      answerer
+		groups sql.NullString
+	)
 	row := q.QueryRowContext(ctx, cardForAnswerQuery, userID, questionID)
-	sc, ref, err := scanStudyCard(row, now, &a.retention, &a.timezone, &a.subscribed)
+	sc, ref, err := scanStudyCard(row, now, &a.retention, &a.timezone, &a.subscribed, &groups)
+	if err == nil {
+		a.groups, err = idList(groups.String)
+	}
 	if errors.Is(err, sql.ErrNoRows) {
 		return sc, a, fmt.Errorf("question %d: %w", questionID, quiz.ErrNotFound)
 	}
@@ -81,7 +98,7 @@ func (db *DB) PreviewCard(ctx context.Context, userID, questionID int64, now tim
 	if err != nil {
 		return CardPreview{}, fmt.Errorf("store: preview card %d for user %d: %w", questionID, userID, err)
 	}
-	return CardPreview{StudyCard: sc, Outcomes: out, Subscribed: a.subscribed}, nil
+	return CardPreview{StudyCard: sc, Outcomes: out, Subscribed: a.subscribed, Groups: a.groups}, nil
 }
 
 // reviewTime is now, or the card's last review if the clock is behind it
@@ -174,13 +191,20 @@ const (
 			scheduled_days = excluded.scheduled_days, learning_steps = excluded.learning_steps,
 			reps = excluded.reps, lapses = excluded.lapses, last_review = excluded.last_review`
 	// Counting a review in daily_reviews (migration 0009): ?1 user id, ?2
-	// start of its study day (ms), ?3 the card's state before it. The day's
-	// first review creates the row from review_log, which holds the review.
-	countDayQuery = `UPDATE daily_reviews SET new_count = new_count + (?3 = 0), review_count = review_count + (?3 = 2)
+	// start of its study day (ms), ?3 1 for the first review of a new
+	// card, ?4 1 for a review the daily review limit counts (countedReview).
+	// The day's first review creates the row from review_log, which holds
+	// the review.
+	countDayQuery = `UPDATE daily_reviews SET new_count = new_count + ?3, review_count = review_count + ?4
 		WHERE user_id = ?1 AND day_start = ?2`
 	startDayQuery = `INSERT INTO daily_reviews (user_id, day_start, new_count, review_count)
-		SELECT ?1, ?2, count(*) FILTER (WHERE state_before = 0), count(*) FILTER (WHERE state_before = 2)
+		SELECT ?1, ?2, count(*) FILTER (WHERE state_before = 0), count(*) FILTER (WHERE ` + countedReview + `)
 		FROM review_log WHERE user_id = ?1 AND reviewed_at >= ?2`
+	// countedReview is the condition on a review_log row that the daily
+	// review limit counts it: a review of a card in review that was due.
+	// A review before the card fell due (the meetup mode's extra reviews)
+	// takes nothing of the limit.
+	countedReview = `state_before = 2 AND due_before <= reviewed_at`
 	// The new-card cursor of migration 0008: ?1 user id, ?2 deck id; ?3 is
 	// noCursor for a cursor's start, then the position of the question
 	// first graded. The cursor moves to it when no published question
@@ -276,7 +300,7 @@ func (db *DB) recordReview(ctx context.Context, q txStmts, p pendingReview) (out
 	r := p.review
 	sc, a, err := db.cardForAnswer(ctx, q, r.UserID, r.QuestionID, r.At)
 	if err == nil {
-		err = checkReview(r, sc, a.subscribed)
+		err = checkReview(r, sc, a)
 	}
 	if err != nil {
 		return refused(ctx, q, r, err)
@@ -309,7 +333,8 @@ func (db *DB) recordReview(ctx context.Context, q txStmts, p pendingReview) (out
 	}
 
 	day, _ := studyDay(at, db.zones.location(a.timezone))
-	if err := countReview(ctx, q, r.UserID, day, log.State); err != nil {
+	counted := log.State == fsrs.Review && ms(log.Due) <= ms(at) // countedReview
+	if err := countReview(ctx, q, r.UserID, day, log.State == fsrs.New, counted); err != nil {
 		return out, true, err
 	}
 	var last any
@@ -329,8 +354,8 @@ func (db *DB) recordReview(ctx context.Context, q txStmts, p pendingReview) (out
 }
 
 // checkReview refuses a review that does not fit the card it is for.
-func checkReview(r Review, sc StudyCard, subscribed bool) error {
-	if err := r.Scope.check(sc, subscribed); err != nil {
+func checkReview(r Review, sc StudyCard, a answerer) error {
+	if err := r.Scope.check(sc, a.subscribed, a.groups); err != nil {
 		return err
 	}
 	if err := sc.Presented(r.AnswerKey, r.ShownAt); err != nil {
@@ -339,18 +364,30 @@ func checkReview(r Review, sc StudyCard, subscribed bool) error {
 	return sc.Question.Question.CheckResponse(r.Response)
 }
 
-// Scope is a study page: that of one deck, or, the zero Scope, that of
-// every deck the learner subscribes to.
+// Scope is a study page: that of one deck, that of one study group's
+// decks, or, the zero Scope, that of every deck the learner subscribes to.
 type Scope struct {
 	// Deck is the slug of the one deck; empty for every subscribed deck.
 	Deck string
+	// Group is the id of the study group whose decks are studied; 0 for
+	// none. Deck is then empty.
+	Group int64
 }
 
 // check refuses a card the study page cannot show: of another deck than
-// the page's one, or, on the page of every subscribed deck, of a deck the
-// learner does not subscribe to (ErrNotSubscribed). A deck may be studied
-// on its own page, subscribed or not.
-func (p Scope) check(sc StudyCard, subscribed bool) error {
+// the page's one, of a deck that the page's group does not study (or of a
+// group the learner is not a member of), or, on the page of every
+// subscribed deck, of a deck the learner does not subscribe to
+// (ErrNotSubscribed). A deck may be studied on its own page or a group's,
+// subscribed or not. groups are the learner's groups that study the
+// card's deck.
+func (p Scope) check(sc StudyCard, subscribed bool, groups []int64) error {
+	if p.Group != 0 {
+		if !slices.Contains(groups, p.Group) {
+			return fmt.Errorf("question %d is not in the decks of group %d: %w", sc.Question.ID, p.Group, quiz.ErrNotFound)
+		}
+		return nil
+	}
 	if p.Deck == "" {
 		if !subscribed {
 			return fmt.Errorf("question %d: %w", sc.Question.ID, ErrNotSubscribed)
@@ -366,7 +403,7 @@ func (p Scope) check(sc StudyCard, subscribed bool) error {
 // ScopeError refuses the card if the study page p cannot show it, as a
 // review from that page is refused.
 func (c CardPreview) ScopeError(p Scope) error {
-	return p.check(c.StudyCard, c.Subscribed)
+	return p.check(c.StudyCard, c.Subscribed, c.Groups)
 }
 
 // refused answers a review refused before it wrote anything (err). When its
@@ -387,10 +424,11 @@ func refused(ctx context.Context, q querier, r Review, err error) (Recorded, boo
 	return Recorded{}, false, err
 }
 
-// countReview counts a review, of a card that was in state before, in the
-// daily_reviews row of userID's study day starting at day.
-func countReview(ctx context.Context, tx txStmts, userID int64, day time.Time, before fsrs.State) error {
-	res, err := tx.ExecContext(ctx, countDayQuery, userID, ms(day), int(before))
+// countReview counts a review in the daily_reviews row of userID's study
+// day starting at day: as the first review of a new card, as a review the
+// daily review limit counts (countedReview), or as neither.
+func countReview(ctx context.Context, tx txStmts, userID int64, day time.Time, isNew, counted bool) error {
+	res, err := tx.ExecContext(ctx, countDayQuery, userID, ms(day), isNew, counted)
 	if err != nil {
 		return fmt.Errorf("count the day's reviews: %w", err)
 	}
@@ -442,4 +480,21 @@ func findEarlierReview(ctx context.Context, q querier, r Review) (out Recorded, 
 		return out, false, fmt.Errorf("earlier review: %w", err)
 	}
 	return out, true, nil
+}
+
+// idList reads ids as group_concat lists them: "3,7", or "" for none.
+func idList(s string) ([]int64, error) {
+	if s == "" {
+		return nil, nil
+	}
+	parts := strings.Split(s, ",")
+	out := make([]int64, len(parts))
+	for i, p := range parts {
+		id, err := strconv.ParseInt(p, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("id list %q: %w", s, err)
+		}
+		out[i] = id
+	}
+	return out, nil
 }

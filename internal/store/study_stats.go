@@ -125,8 +125,9 @@ const (
 // to ?6 (the day's allowance) instead of taking the first: the new cards
 // left today on the study page. Parameters as queueAllQuery's.
 var (
-	newLeftAllQuery  = `SELECT count(*) FROM (` + strings.TrimSuffix(newCardAllQuery, "LIMIT 1") + `LIMIT ?6)`
-	newLeftDeckQuery = `SELECT count(*) FROM (` + strings.TrimSuffix(newCardDeckQuery, "LIMIT 1") + `LIMIT ?6)`
+	newLeftAllQuery   = `SELECT count(*) FROM (` + strings.TrimSuffix(newCardAllQuery, "LIMIT 1") + `LIMIT ?6)`
+	newLeftDeckQuery  = `SELECT count(*) FROM (` + strings.TrimSuffix(newCardDeckQuery, "LIMIT 1") + `LIMIT ?6)`
+	newLeftGroupQuery = `SELECT count(*) FROM (` + strings.TrimSuffix(newCardGroupQuery, "LIMIT 1") + `LIMIT ?6)`
 )
 
 // readLearner reads userID's settings and the day's counts at now.
@@ -485,26 +486,27 @@ func dueByDeck(ctx context.Context, q querier, userID int64, end time.Time) (map
 	return out, nil
 }
 
-// StudyCounts returns the cards left today on the study page of deckSlug
-// (or of every subscribed deck when it is empty), as the queue will serve
-// them: learning cards and review cards due before the study day ends,
-// and new cards, within u's daily limits; it is meant to be shown with
-// each card and so reads as NextCard does (u's zone and limits as given),
-// and keeps what it counted until the next write (study_counts_cache.go).
-// A deck that does not exist or has no published question is
-// quiz.ErrNotFound.
-func (db *DB) StudyCounts(ctx context.Context, u quiz.User, deckSlug string, now time.Time) (progress.Due, error) {
-	d, err := db.studyCounts(ctx, u, deckSlug, now)
+// StudyCounts returns the cards left today on the study page of scope
+// (one deck, a study group's decks, or every subscribed deck), as the
+// queue will serve them: learning cards and review cards due before the
+// study day ends, and new cards, within u's daily limits; it is meant to
+// be shown with each card and so reads as NextCardIn does (u's zone and
+// limits as given), and keeps what it counted until the next write
+// (study_counts_cache.go). A deck that does not exist or has no published
+// question is quiz.ErrNotFound, a group u is not a member of
+// group.ErrNotMember (as NextCardIn).
+func (db *DB) StudyCounts(ctx context.Context, u quiz.User, scope Scope, now time.Time) (progress.Due, error) {
+	d, err := db.studyCounts(ctx, u, scope, now)
 	if err != nil {
 		return d, fmt.Errorf("store: study counts of user %d: %w", u.ID, err)
 	}
 	return d, nil
 }
 
-func (db *DB) studyCounts(ctx context.Context, u quiz.User, deckSlug string, now time.Time) (progress.Due, error) {
+func (db *DB) studyCounts(ctx context.Context, u quiz.User, scope Scope, now time.Time) (progress.Due, error) {
 	var d progress.Due
 	start, end := studyDay(now, db.zones.location(u.Timezone))
-	key := countsKey{user: u.ID, deck: deckSlug, dayStart: ms(start), newPerDay: u.NewPerDay, reviewsPerDay: u.ReviewsPerDay}
+	key := countsKey{user: u.ID, scope: scope, dayStart: ms(start), newPerDay: u.NewPerDay, reviewsPerDay: u.ReviewsPerDay}
 	if d, ok := db.counts.get(key, now); ok {
 		return d, nil
 	}
@@ -514,24 +516,30 @@ func (db *DB) studyCounts(ctx context.Context, u quiz.User, deckSlug string, now
 		return d, err
 	}
 	defer done()
-	var deckID int64
-	newLeft := newLeftAllQuery
-	if deckSlug != "" {
-		deck, err := studyDeck(ctx, db.reads, deckSlug)
+	scopeID, dueBefore, newLeft := int64(0), dueBeforeQuery, newLeftAllQuery
+	switch {
+	case scope.Group != 0:
+		g, err := studyGroup(ctx, db.reads, scope.Group, u.ID)
 		if err != nil {
 			return d, err
 		}
-		deckID, newLeft = deck.ID, newLeftDeckQuery
+		scopeID, dueBefore, newLeft = g.ID, dueBeforeGroupQuery, newLeftGroupQuery
+	case scope.Deck != "":
+		deck, err := studyDeck(ctx, db.reads, scope.Deck)
+		if err != nil {
+			return d, err
+		}
+		scopeID, newLeft = deck.ID, newLeftDeckQuery
 	}
 	var newToday, reviewsToday int
 	if err := db.reads.QueryRowContext(ctx, todayQuery, u.ID, ms(start)).Scan(&newToday, &reviewsToday); err != nil {
 		return d, fmt.Errorf("count today's reviews: %w", err)
 	}
 	a := progress.AllowanceLeft(u.NewPerDay, u.ReviewsPerDay, newToday, reviewsToday)
-	if err := db.reads.QueryRowContext(ctx, dueBeforeQuery, u.ID, ms(end), deckID).Scan(&d.Learning, &d.Review); err != nil {
+	if err := db.reads.QueryRowContext(ctx, dueBefore, u.ID, ms(end), scopeID).Scan(&d.Learning, &d.Review); err != nil {
 		return d, fmt.Errorf("count cards due today: %w", err)
 	}
-	err = db.reads.QueryRowContext(ctx, newLeft, u.ID, ms(now), deckID, ms(start), noCursor, a.New).Scan(&d.New)
+	err = db.reads.QueryRowContext(ctx, newLeft, u.ID, ms(now), scopeID, ms(start), noCursor, a.New).Scan(&d.New)
 	if err != nil {
 		return d, fmt.Errorf("count new cards: %w", err)
 	}

@@ -301,13 +301,13 @@ func TestStudyCounts(t *testing.T) {
 			if err := f.db.SetStudyLimits(ctx, f.alice, tt.newPerDay, 200); err != nil {
 				t.Fatal(err)
 			}
-			got, err := f.db.StudyCounts(ctx, learner(t, f.db, f.alice), tt.deck, f.now)
+			got, err := f.db.StudyCounts(ctx, learner(t, f.db, f.alice), Scope{Deck: tt.deck}, f.now)
 			if err != nil || got != tt.want {
 				t.Errorf("StudyCounts = %+v, %v; want %+v", got, err, tt.want)
 			}
 		})
 	}
-	if _, err := f.db.StudyCounts(ctx, learner(t, f.db, f.alice), "nope", f.now); !errors.Is(err, quiz.ErrNotFound) {
+	if _, err := f.db.StudyCounts(ctx, learner(t, f.db, f.alice), Scope{Deck: "nope"}, f.now); !errors.Is(err, quiz.ErrNotFound) {
 		t.Errorf("StudyCounts of no deck = %v, want ErrNotFound", err)
 	}
 }
@@ -321,7 +321,7 @@ func TestStudyCountsFollowTheQueue(t *testing.T) {
 	at := f.now.Add(10 * time.Minute) // c is due
 	u := learner(t, f.db, f.alice)
 	for i := 0; ; i++ {
-		counts, err := f.db.StudyCounts(ctx, u, "", at)
+		counts, err := f.db.StudyCounts(ctx, u, Scope{}, at)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -352,7 +352,7 @@ func TestStudyCountsFollowTheQueue(t *testing.T) {
 			Rating: fsrs.Easy, Response: quiz.Response{Choice: 1}, At: at}); err != nil {
 			t.Fatal(err)
 		}
-		after, err := f.db.StudyCounts(ctx, u, "", at)
+		after, err := f.db.StudyCounts(ctx, u, Scope{}, at)
 		if err != nil || after != counts {
 			t.Errorf("after grading %s: %+v, %v; want %+v", n.Card.Question.Question.ExtID, after, err, counts)
 		}

@@ -534,7 +534,7 @@ func TestStudyQueryPlans(t *testing.T) {
 			"questions_deck_status (deck_id=? AND status=? AND position>?)", "daily_reviews USING PRIMARY KEY"}},
 		{"queue, one deck", queueDeckQuery, []any{1, 0, 7, 0, noCursor}, []string{"cards_user_learning_due (user_id=? AND due<?)", "cards_user_review_due (user_id=? AND due<?)",
 			"questions_deck_status (deck_id=? AND status=? AND position>?)", "daily_reviews USING PRIMARY KEY"}},
-		{"start the day's count", startDayQuery, []any{1, 0}, []string{"COVERING INDEX review_log_user_day"}},
+		{"start the day's count", startDayQuery, []any{1, 0}, []string{"INDEX review_log_user_day (user_id=? AND reviewed_at>?)"}},
 		{"next due", nextDueQuery, []any{1, 0, 0}, []string{"cards_user_learning_due (user_id=? AND due>?)", "cards_user_review_due (user_id=? AND due>?)"}},
 		{"due before", dueBeforeQuery, []any{1, 0, 0}, []string{"cards_user_learning_due (user_id=? AND due<?)", "cards_user_review_due (user_id=? AND due<?)"}},
 	}

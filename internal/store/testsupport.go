@@ -5,19 +5,24 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"strings"
 	"time"
 
+	"kubequiz/internal/fsrs"
 	"kubequiz/internal/quiz"
 )
 
 // This file holds the API exported for tests of other packages (and for
 // store's own): the server never calls it. The tests use it to open the
 // database file beside a DB, to read back what an operation stored, to
-// ingest one document at a time and to count or clear sign-in failures
-// directly.
+// ingest one document at a time, to count or clear sign-in failures
+// directly, to give a learner a card as it is and to build the statistics
+// benchmark's learner.
 
 // DSN returns the modernc.org/sqlite data source name for path, with
 // kubequiz's default settings. The driver applies them to every
@@ -64,6 +69,44 @@ func (db *DB) DeckQuestions(ctx context.Context, slug string, published bool) ([
 		return nil, fmt.Errorf("store: questions of deck %s: %w", slug, err)
 	}
 	return out, nil
+}
+
+// BulkReviews adds n reviews of userID directly, in one transaction and
+// one statement, for benchmarks and tests that read many reviews: review
+// i is of questionIDs[i % len(questionIDs)] with answers[i %
+// len(questionIDs)], at start + i*step, rated 1 to 4 in turn (correct
+// unless rated 1), taking 4 to 13 seconds. The first review of each
+// question is that of a new card; later ones are of a card in review,
+// due a day before, each scheduling 3 days. No card is written.
+func (db *DB) BulkReviews(ctx context.Context, userID int64, questionIDs []int64, answers []quiz.Response, n int, start time.Time, step time.Duration) error {
+	if len(questionIDs) == 0 || len(answers) != len(questionIDs) {
+		return fmt.Errorf("store: bulk reviews: %d questions, %d answers", len(questionIDs), len(answers))
+	}
+	ids, err := json.Marshal(questionIDs)
+	if err != nil {
+		return fmt.Errorf("store: bulk reviews: %w", err)
+	}
+	answerJSON, err := json.Marshal(answers)
+	if err != nil {
+		return fmt.Errorf("store: bulk reviews: %w", err)
+	}
+	err = db.txKeepSessions(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `WITH RECURSIVE seq(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM seq WHERE i + 1 < ?1),
+			r(i, k, at) AS (SELECT i, i % ?2, ?3 + i * ?4 FROM seq)
+			INSERT INTO review_log (request_id, user_id, question_id, rating, answer, correct, reviewed_at, duration_ms,
+				state_before, due_before, stability_before, difficulty_before, elapsed_days, retrievability,
+				state_after, due_after, stability_after, difficulty_after, scheduled_days)
+			SELECT 'bulk-' || (SELECT coalesce(max(id), 0) FROM review_log) || '-' || i, ?5, json_extract(?6, '$[' || k || ']'), 1 + i % 4,
+				json_extract(?7, '$[' || k || ']'), i % 4 > 0, at, 4000 + i % 9000,
+				CASE WHEN i < ?2 THEN 0 ELSE 2 END, CASE WHEN i < ?2 THEN at ELSE at - 86400000 END, 3, 5, 3, 0.9,
+				2, at + 3 * 86400000, 3.5, 5, 3
+			FROM r`, n, len(questionIDs), ms(start), step.Milliseconds(), userID, string(ids), string(answerJSON))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("store: bulk reviews: %w", err)
+	}
+	return nil
 }
 
 // TableChecksums returns a SHA-256 of every table's full content, keyed by
@@ -132,6 +175,25 @@ func (db *DB) tableChecksum(ctx context.Context, table string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
+// PutCard writes userID's card for questionID as c, in place of any: a
+// learner's memory of a question as a test needs it, without the reviews
+// that would lead to it.
+func (db *DB) PutCard(ctx context.Context, userID, questionID int64, c fsrs.Card) error {
+	var last any
+	if !c.LastReview.IsZero() {
+		last = ms(c.LastReview)
+	}
+	err := db.txKeepSessions(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, saveCardQuery, userID, questionID, int(c.State), ms(c.Due), c.Stability, c.Difficulty,
+			c.ElapsedDays, c.ScheduledDays, c.LearningSteps, c.Reps, c.Lapses, last)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("store: put card %d of user %d: %w", questionID, userID, err)
+	}
+	return nil
+}
+
 // IngestChangelog stores one document and the questions generated from it;
 // see IngestChangelogs.
 func (db *DB) IngestChangelog(ctx context.Context, in ChangelogInput, opt IngestOptions) (IngestResult, error) {
@@ -162,4 +224,243 @@ func (db *DB) LoginFailures(ctx context.Context, login, ip string, since time.Ti
 		return c, fmt.Errorf("store: count sign-in failures: %w", err)
 	}
 	return c, nil
+}
+
+// The statistics benchmark's learner (SeedStatsBench): a year of study,
+// 100,000 reviews (about 274 a day) of 4,000 cards in 20 subscribed decks
+// of 250 questions (1,000 still new), among 10 other learners with 10,000
+// reviews each.
+const (
+	statsBenchDecks     = 20
+	statsBenchPerDeck   = 250
+	statsBenchCards     = 4000
+	statsBenchReviews   = 100_000
+	statsBenchOthers    = 10
+	statsBenchOtherRevs = 10_000
+)
+
+// StatsBenchLogin is the login of SeedStatsBench's learner; the other
+// learners are other0 to other9.
+const StatsBenchLogin = "learner"
+
+// SeedStatsBench fills an empty database with the statistics benchmark's
+// data as of now and returns the learner's user id: 20 decks of 250
+// published questions over 4 releases (1.20 to 1.23) and 5 SIGs (sig-0 to
+// sig-4); the learner (StatsBenchLogin, Asia/Tokyo, 20 new cards and 200
+// reviews a day) subscribes to all of them and has a card for the first
+// 200 questions of each, with 100,000 reviews over the year before now;
+// 10 other learners have 10,000 reviews each of the same questions. The
+// same now gives the same data.
+func (db *DB) SeedStatsBench(ctx context.Context, now time.Time) (int64, error) {
+	user, err := db.seedStatsBench(ctx, now)
+	if err != nil {
+		return 0, fmt.Errorf("store: seed the statistics benchmark: %w", err)
+	}
+	return user, nil
+}
+
+func (db *DB) seedStatsBench(ctx context.Context, now time.Time) (int64, error) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	var questions []int64
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		for d := range statsBenchDecks {
+			res, err := tx.ExecContext(ctx, `INSERT INTO decks (slug, title, release, sig, created_at, updated_at)
+				VALUES (?, ?, ?, ?, 0, 0)`, fmt.Sprintf("deck-%02d", d), fmt.Sprintf("Deck deck-%02d", d),
+				fmt.Sprintf("1.%d", 20+d/5), fmt.Sprintf("sig-%d", d%5))
+			if err != nil {
+				return fmt.Errorf("deck %d: %w", d, err)
+			}
+			deck, err := res.LastInsertId()
+			if err != nil {
+				return err
+			}
+			for i := range statsBenchPerDeck {
+				q := quiz.Question{
+					ExtID: fmt.Sprintf("d%d-q%d", d, i), Type: quiz.SingleChoice, Choices: []string{"a", "b", "c"},
+					Answer: "b", Explanation: "because", Source: quiz.Source{Release: "1.36", SIG: "node", PRs: []int{136711}},
+				}
+				q.Prompt = "prompt " + q.ExtID
+				payload, prs, tags, err := encodeQuestion(q)
+				if err != nil {
+					return err
+				}
+				res, err := tx.ExecContext(ctx, `INSERT INTO questions (deck_id, ext_id, position, type, prompt, payload, explanation,
+					release, sig, pr_numbers, tags, origin, status, content_hash, created_at, updated_at)
+					VALUES (?, ?, ?, ?, ?, ?, ?, '', '', ?, ?, 'yaml', 'published', ?, 0, 0)`,
+					deck, q.ExtID, i, string(q.Type), q.Prompt, payload, q.Explanation, prs, tags, q.ContentHash())
+				if err != nil {
+					return fmt.Errorf("question %s: %w", q.ExtID, err)
+				}
+				id, err := res.LastInsertId()
+				if err != nil {
+					return err
+				}
+				questions = append(questions, id)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	user, err := db.addBenchUser(ctx, StatsBenchLogin)
+	if err != nil {
+		return 0, err
+	}
+	for d := range statsBenchDecks {
+		if _, err := db.SetSubscription(ctx, user, fmt.Sprintf("deck-%02d", d), true, time.Unix(0, 0)); err != nil {
+			return 0, err
+		}
+	}
+	// The learner's cards are the first 200 questions of each deck.
+	var carded []int64
+	for d := range statsBenchDecks {
+		carded = append(carded, questions[d*statsBenchPerDeck:d*statsBenchPerDeck+statsBenchCards/statsBenchDecks]...)
+	}
+	if err := db.insertBenchCards(ctx, user, carded, benchCards(rng, len(carded), now)); err != nil {
+		return 0, err
+	}
+	if err := db.insertPastReviews(ctx, StatsBenchLogin, benchHistory(rng, user, carded, statsBenchReviews, now)); err != nil {
+		return 0, err
+	}
+	for o := range statsBenchOthers {
+		login := fmt.Sprintf("other%d", o)
+		other, err := db.addBenchUser(ctx, login)
+		if err != nil {
+			return 0, err
+		}
+		if err := db.insertPastReviews(ctx, login, benchHistory(rng, other, carded, statsBenchOtherRevs, now)); err != nil {
+			return 0, err
+		}
+	}
+	if _, err := db.write.ExecContext(ctx, `ANALYZE`); err != nil {
+		return 0, fmt.Errorf("analyze: %w", err)
+	}
+	return user, nil
+}
+
+// addBenchUser inserts a learner in Asia/Tokyo with 20 new cards and 200
+// reviews a day, who cannot sign in with a password, and returns its id.
+func (db *DB) addBenchUser(ctx context.Context, login string) (int64, error) {
+	res, err := db.write.ExecContext(ctx, `INSERT INTO users (login, password_hash, timezone, new_per_day, reviews_per_day,
+		created_at, password_changed_at) VALUES (?, 'x', 'Asia/Tokyo', 20, 200, 0, 0)`, login)
+	if err != nil {
+		return 0, fmt.Errorf("add user %s: %w", login, err)
+	}
+	return res.LastInsertId()
+}
+
+// insertBenchCards writes cards of user for questions, one each, in one
+// transaction.
+func (db *DB) insertBenchCards(ctx context.Context, user int64, questions []int64, cards []fsrs.Card) error {
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		st, err := tx.PrepareContext(ctx, `INSERT INTO cards (user_id, question_id, state, due, stability, difficulty,
+			elapsed_days, scheduled_days, learning_steps, reps, lapses, last_review) VALUES (?, ?, ?, ?, ?, ?, 0, ?, 0, ?, ?, ?)`)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		for i, c := range cards {
+			if _, err := st.ExecContext(ctx, user, questions[i], int(c.State), ms(c.Due), c.Stability, c.Difficulty, c.ScheduledDays,
+				c.Reps, c.Lapses, ms(c.LastReview)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("add cards: %w", err)
+	}
+	return nil
+}
+
+// pastReview is a review written straight into review_log, for the
+// statistics' tests and benchmark: only what the figures read is real.
+type pastReview struct {
+	user, question int64
+	at             time.Time
+	before         fsrs.State
+	rating         fsrs.Rating
+}
+
+// insertPastReviews inserts reviews in one transaction, request ids made
+// from their order and a prefix.
+func (db *DB) insertPastReviews(ctx context.Context, prefix string, reviews []pastReview) error {
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		st, err := tx.PrepareContext(ctx, `INSERT INTO review_log (request_id, user_id, question_id, rating, correct, reviewed_at,
+			state_before, due_before, stability_before, difficulty_before, elapsed_days, retrievability,
+			state_after, due_after, stability_after, difficulty_after, scheduled_days)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, 3, 5, 3, 0.9, 2, ?, 5, 5, 4)`)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		for i, r := range reviews {
+			at := ms(r.at)
+			if _, err := st.ExecContext(ctx, fmt.Sprintf("%s-%d", prefix, i), r.user, r.question, int(r.rating), r.rating >= fsrs.Hard,
+				at, int(r.before), at, at+4*86_400_000); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("add reviews: %w", err)
+	}
+	return nil
+}
+
+// benchHistory returns n reviews of user over the year before now, about
+// as many each day, of questions, the first of each card from new.
+func benchHistory(rng *rand.Rand, user int64, questions []int64, n int, now time.Time) []pastReview {
+	out := make([]pastReview, n)
+	seen := map[int64]bool{}
+	year := int64(365 * 24 * time.Hour)
+	for i := range out {
+		at := now.Add(-time.Duration(year) + time.Duration(float64(i)/float64(n)*float64(year)) +
+			time.Duration(rng.Int64N(int64(time.Hour))))
+		q := questions[rng.IntN(len(questions))]
+		before := fsrs.Review
+		switch p := rng.IntN(100); {
+		case !seen[q]:
+			before, seen[q] = fsrs.New, true
+		case p < 10:
+			before = fsrs.Learning
+		case p < 15:
+			before = fsrs.Relearning
+		}
+		rating := fsrs.Good
+		switch p := rng.IntN(100); {
+		case p < 10:
+			rating = fsrs.Again
+		case p < 20:
+			rating = fsrs.Hard
+		case p < 30:
+			rating = fsrs.Easy
+		}
+		out[i] = pastReview{user, q, at, before, rating}
+	}
+	return out
+}
+
+// benchCards returns n cards as a year of study leaves them: a tenth in
+// learning or relearning, stabilities from a day to a year, due from ten
+// days ago to four months ahead.
+func benchCards(rng *rand.Rand, n int, now time.Time) []fsrs.Card {
+	out := make([]fsrs.Card, n)
+	for i := range out {
+		s := math.Exp(rng.Float64() * math.Log(365))
+		due := now.Add(time.Duration(rng.Int64N(int64(130*24*time.Hour))) - 10*24*time.Hour)
+		c := fsrs.Card{State: fsrs.Review, Stability: s, Difficulty: 1 + 9*rng.Float64(), ScheduledDays: int(s),
+			Reps: 1 + rng.IntN(20), Lapses: rng.IntN(3), Due: due, LastReview: due.Add(-time.Duration(s * float64(24*time.Hour)))}
+		if c.LastReview.After(now) {
+			c.LastReview = now.Add(-time.Hour)
+		}
+		if i%10 == 0 {
+			c.State = fsrs.Learning + fsrs.State(2*(i%20/10)) // Learning or Relearning
+			c.Due, c.LastReview = now.Add(time.Duration(rng.IntN(60))*time.Minute), now.Add(-time.Hour)
+		}
+		out[i] = c
+	}
+	return out
 }

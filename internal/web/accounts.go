@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -191,9 +192,12 @@ func (a *accounts) logout(c echo.Context) error {
 	return c.Redirect(http.StatusSeeOther, "/")
 }
 
-// registerForm is the registration page as the current settings make it.
-func (a *accounts) registerForm(ctx context.Context) (views.RegisterForm, error) {
-	var f views.RegisterForm
+// registerForm is the registration page as the current settings make it,
+// for a registration that leads to next (a path of this server). When
+// next is the page of a study group's invite link that works, the link
+// counts as the invite that registration in invite mode needs.
+func (a *accounts) registerForm(ctx context.Context, next string) (views.RegisterForm, error) {
+	f := views.RegisterForm{Next: safeNext(next)}
 	hasAdmin, err := a.db.HasAdmin(ctx)
 	if err != nil {
 		return f, err
@@ -203,14 +207,19 @@ func (a *accounts) registerForm(ctx context.Context) (views.RegisterForm, error)
 		return f, err
 	}
 	f.Closed, f.InviteOnly = !hasAdmin, mode == store.RegistrationInvite
+	if code := groupJoinCode(f.Next); code != "" && f.InviteOnly {
+		if f.GroupInvite, err = a.db.GroupInviteValid(ctx, hashToken(code), a.now()); err != nil {
+			return f, err
+		}
+	}
 	return f, nil
 }
 
 func (a *accounts) registerPage(c echo.Context) error {
 	if _, ok := currentUser(c); ok {
-		return c.Redirect(http.StatusSeeOther, "/")
+		return c.Redirect(http.StatusSeeOther, safeNext(c.QueryParam("next")))
 	}
-	f, err := a.registerForm(c.Request().Context())
+	f, err := a.registerForm(c.Request().Context(), c.QueryParam("next"))
 	if err != nil {
 		return err
 	}
@@ -223,7 +232,7 @@ func (a *accounts) register(c echo.Context) error {
 		return c.Redirect(http.StatusSeeOther, "/")
 	}
 	ctx := c.Request().Context()
-	f, err := a.registerForm(ctx)
+	f, err := a.registerForm(ctx, c.FormValue("next"))
 	if err != nil {
 		return err
 	}
@@ -235,7 +244,7 @@ func (a *accounts) register(c echo.Context) error {
 	login, name, err := account.CheckNew(c.FormValue("login"), c.FormValue("display_name"), password, c.FormValue("password2"))
 	f.Login, f.DisplayName = login, name
 	msg, field := problemText(err)
-	if msg == "" && f.InviteOnly && f.Invite == "" {
+	if msg == "" && f.InviteOnly && f.Invite == "" && !f.GroupInvite {
 		msg, field = msgInviteNeeded, "invite"
 	}
 	if msg != "" {
@@ -255,8 +264,11 @@ func (a *accounts) register(c echo.Context) error {
 	if f.Invite != "" {
 		invite = hashToken(f.Invite)
 	}
+	// A study group's invite link (in next) is the invite when no code is
+	// given.
+	byGroup := f.InviteOnly && f.GroupInvite && invite == nil
 	// The cheap checks come before the slow hash; Register checks again.
-	if msg, reason, err := a.registerProblem(ctx, login, invite, f.InviteOnly); err != nil || msg != "" {
+	if msg, reason, err := a.registerProblem(ctx, login, invite, f.InviteOnly && !byGroup); err != nil || msg != "" {
 		if err != nil {
 			return err
 		}
@@ -271,10 +283,19 @@ func (a *accounts) register(c echo.Context) error {
 	if err != nil {
 		return a.hashError(err)
 	}
-	u, err := a.db.Register(ctx, store.NewUser{Login: login, DisplayName: name, PasswordHash: hash}, invite, a.now())
+	nu := store.NewUser{Login: login, DisplayName: name, PasswordHash: hash}
+	var u quiz.User
+	if byGroup {
+		u, err = a.db.RegisterByGroupInvite(ctx, nu, hashToken(groupJoinCode(f.Next)), a.now())
+	} else {
+		u, err = a.db.Register(ctx, nu, invite, a.now())
+	}
 	switch {
 	case errors.Is(err, store.ErrLoginTaken):
 		f.Error, f.ErrorField = msgLoginTaken, "login"
+	case errors.Is(err, store.ErrTokenInvalid) && byGroup:
+		// The group's link stopped working since the form was shown.
+		f.Error, f.ErrorField, f.GroupInvite = msgInviteNeeded, "invite", false
 	case errors.Is(err, store.ErrTokenInvalid):
 		f.Error, f.ErrorField = msgInviteInvalid, "invite"
 	case errors.Is(err, store.ErrRegistrationClosed):
@@ -287,11 +308,11 @@ func (a *accounts) register(c echo.Context) error {
 		a.log.InfoContext(ctx, "registration refused", "login", logSafe(login), "ip", c.RealIP(), "err", err)
 		return a.render(c, http.StatusUnprocessableEntity, views.RegisterPage(a.page(c, "アカウント登録"), f))
 	}
-	a.log.InfoContext(ctx, "registered", "user_id", u.ID, "login", u.Login, "ip", c.RealIP(), "invite", invite != nil)
+	a.log.InfoContext(ctx, "registered", "user_id", u.ID, "login", u.Login, "ip", c.RealIP(), "invite", invite != nil, "group_invite", byGroup)
 	if err := a.startSession(c, u); err != nil {
 		return err
 	}
-	return c.Redirect(http.StatusSeeOther, "/")
+	return c.Redirect(http.StatusSeeOther, f.Next)
 }
 
 // registerProblem checks, before the password is hashed, that the invite
@@ -320,6 +341,8 @@ func accountNotice(done string) string {
 		return "1 日の学習量を保存しました。"
 	case "timezone":
 		return "タイムゾーンを保存しました。"
+	case "retention":
+		return "目標正答率を保存しました。次の復習から使われます。"
 	case "password":
 		return "パスワードを変更しました。ほかの端末のログインは終了しました。"
 	}
@@ -331,7 +354,29 @@ func (a *accounts) accountForm(c echo.Context) views.AccountForm {
 	f := views.AccountForm{Login: u.Login, DisplayName: u.DisplayName, Admin: u.IsAdmin(),
 		NewPerDay: strconv.Itoa(u.NewPerDay), ReviewsPerDay: strconv.Itoa(u.ReviewsPerDay), Timezone: u.Timezone}
 	f.LocalTime = a.now().In(userLocation(u)).Format("2006-01-02 15:04")
+	f.DesiredRetention = strconv.FormatFloat(u.DesiredRetention, 'f', -1, 64)
 	return f
+}
+
+// changeRetention sets the learner's desired retention: a number from
+// quiz.MinDesiredRetention to quiz.MaxDesiredRetention (full-width digits
+// too), or nothing is stored.
+func (a *accounts) changeRetention(c echo.Context) error {
+	u, _ := currentUser(c)
+	text := strings.TrimSpace(c.FormValue("desired_retention"))
+	r, err := strconv.ParseFloat(norm.NFKC.String(text), 64)
+	if err != nil {
+		r = math.NaN() // not a number: the rule refuses it
+	}
+	if err := quiz.CheckDesiredRetention(r); err != nil {
+		return a.refuseAccount(c, http.StatusUnprocessableEntity, func(f *views.AccountForm) {
+			f.DesiredRetention, f.RetentionError = text, err.Error()
+		})
+	}
+	if err := a.db.SetDesiredRetention(c.Request().Context(), u.ID, r); err != nil {
+		return err
+	}
+	return c.Redirect(http.StatusSeeOther, "/account?done=retention")
 }
 
 // changeTimezone sets the zone whose 04:00 starts the learner's study days:

@@ -149,7 +149,7 @@ func (s *Server) importApply(c echo.Context) error {
 	decoded, err := bank.DecodeAll(bankInputs(files))
 	if err != nil {
 		s.cfg.Metrics.Import(metrics.Refused)
-		return fmt.Errorf("%w: %v", quiz.ErrInvalid, err)
+		return fmt.Errorf("import %s: %w", id, err) // a *bank.Error, which is a quiz.ErrInvalid
 	}
 	_, err = s.db.ImportUpload(ctx, id, u.ID, decoded, store.ImportOptions{Actor: u.Login, Prune: prune, Now: s.now()})
 	if errors.Is(err, quiz.ErrNotFound) {
@@ -280,17 +280,12 @@ func bankInputs(files []store.UploadedFile) []bank.Input {
 	return in
 }
 
+// importProblems are a question file's problems as the preview lists
+// them: file, line and field, and the message in Japanese.
 func importProblems(be *bank.Error) []views.ImportProblem {
 	out := make([]views.ImportProblem, len(be.Problems))
 	for i, p := range be.Problems {
-		where := p.File
-		if p.Line > 0 {
-			where += ":" + strconv.Itoa(p.Line)
-			if p.Col > 0 {
-				where += ":" + strconv.Itoa(p.Col)
-			}
-		}
-		out[i] = views.ImportProblem{Where: where, Field: p.Field, Msg: p.Msg}
+		out[i] = views.ImportProblem{Where: problemWhere(p), Field: p.Field, Msg: questionProblem(p.Msg)}
 	}
 	return out
 }

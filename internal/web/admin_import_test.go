@@ -164,7 +164,7 @@ func TestAdminImportErrors(t *testing.T) {
 		t.Fatalf("preview of a bad file = %d, want 422", rec.Code)
 	}
 	body := rec.Body.String()
-	for _, want := range []string{"bad.yaml:11:13", "questions[0].answer", "is not among the choices"} {
+	for _, want := range []string{"bad.yaml:11:13", "questions[0].answer", "が選択肢にありません"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("preview lacks %q: %.800s", want, body)
 		}
@@ -272,7 +272,7 @@ func TestAdminImportAppliesWhatWasPreviewed(t *testing.T) {
 	// Two files of one deck are a problem of the files, listed as such.
 	rec := admin.get(upload(map[string][]byte{"a.yaml": good, "b.yaml": good}))
 	body = rec.Body.String()
-	if rec.Code != http.StatusUnprocessableEntity || !strings.Contains(body, `<code>b.yaml</code> <strong>deck.slug</strong> deck &#34;v1-36-sig-node&#34; is also in a.yaml`) ||
+	if rec.Code != http.StatusUnprocessableEntity || !strings.Contains(body, `<code>b.yaml</code> <strong>deck.slug</strong> デッキ &#34;v1-36-sig-node&#34; は一緒にアップロードした a.yaml にもあります`) ||
 		!strings.Contains(body, "/cancel") {
 		t.Errorf("two files of one deck = %d: %.2000s", rec.Code, body)
 	}

@@ -29,8 +29,8 @@ const maxIngestFiles = 10
 // than the body limit.
 var ingestLimits = views.UploadLimits{Files: maxIngestFiles, FileSize: sizeText(changelog.MaxDocumentSize), Total: uploadBodyText}
 
-// generateFunc builds questions from a document; quizgen.Generate in
-// production, a stand-in in tests.
+// generateFunc builds questions from a document; quizgen.GenerateContext
+// in production, a stand-in in tests.
 type generateFunc = ingest.Generator
 
 // ingester serves the changelog ingest pages: upload, watch the parse,
@@ -163,33 +163,33 @@ func (h *ingester) upload(c echo.Context) error {
 // runs apart from the request, which returns at once; see ingestJobs.
 func (h *ingester) startJob(userID int64, id string, o ingestOptions, files []store.UploadedFile) {
 	now := h.s.now()
-	h.jobs.start(jobKey(id, o), userID, func(ctx context.Context, progress func(string, int, int)) (views.IngestPreview, error) {
+	h.jobs.start(jobKey(id, o), userID, func(ctx context.Context, progress func(string, int, int)) (views.IngestPreview, ingest.Batch, error) {
 		return h.previewUpload(ctx, id, o, files, now, progress)
 	})
 }
 
 // previewUpload runs the content pipeline over an upload's files and saves
-// the result as a dry run: the preview shows what a save would store.
-func (h *ingester) previewUpload(ctx context.Context, id string, o ingestOptions, files []store.UploadedFile, now time.Time, progress func(string, int, int)) (views.IngestPreview, error) {
+// the result as a dry run: the preview shows what a save would store, and
+// the batch is what apply saves. A batch with problems is not returned.
+func (h *ingester) previewUpload(ctx context.Context, id string, o ingestOptions, files []store.UploadedFile, now time.Time, progress func(string, int, int)) (views.IngestPreview, ingest.Batch, error) {
 	pv := views.IngestPreview{ApplyURL: "/admin/ingest/" + id + "/apply", CancelURL: "/admin/ingest/" + id + "/cancel", Opts: o.view()}
 	p := h.pipeline()
 	batch, problems, err := p.Prepare(ctx, ingestSources(files), o.options(), jobProgress(progress))
 	if err != nil || len(problems) > 0 {
 		pv.Problems = parseProblems(problems)
-		return pv, err
+		return pv, ingest.Batch{}, err
 	}
 	progress("プレビューを計算しています", 2*len(files), 2*len(files)+1)
 	results, err := p.Save(ctx, batch, ingest.SaveOptions{Actor: "preview", DryRun: true, Now: now})
 	if err != nil {
 		if errors.Is(err, quiz.ErrConflict) || errors.Is(err, quiz.ErrInvalid) {
 			pv.Problems = []views.IngestProblem{saveProblem(err)}
-			return pv, nil
+			return pv, ingest.Batch{}, nil
 		}
-		return pv, err
+		return pv, ingest.Batch{}, err
 	}
 	pv.Docs = previewDocs(batch.Inputs, results)
-	pv.Digest, err = batch.Digest()
-	return pv, err
+	return pv, batch, nil
 }
 
 func jobKey(id string, o ingestOptions) string { return id + "?" + o.query() }
@@ -274,12 +274,14 @@ func againParam(again bool) string {
 	return ""
 }
 
-// apply parses and generates again, so that the timeline is the stored one
-// of this moment, and stores the documents and drafts in one transaction
-// that also drops the upload: a second submit of the same upload is a 404.
-// It saves only an upload previewed with the same options, without
-// problems: otherwise (the preview expired, the server restarted, or the
-// form was not the preview's) it shows the preview of these options first.
+// apply stores the documents and drafts of the preview's job in one
+// transaction that also drops the upload: a second submit of the same
+// upload is a 404. It saves only an upload previewed with the same
+// options, without problems, while the stored documents are still those
+// the preview's timeline was built from: otherwise (the preview expired,
+// the server restarted, the form was not the preview's, or another ingest
+// came in between) it shows the preview of these options first. It does
+// not parse or generate: that is the job's work, bounded by its timeout.
 func (h *ingester) apply(c echo.Context) error {
 	u, _ := currentUser(c)
 	ctx := c.Request().Context()
@@ -288,7 +290,8 @@ func (h *ingester) apply(c echo.Context) error {
 		return err
 	}
 	id := c.Param("id")
-	files, err := h.s.db.Upload(ctx, id, u.ID, "changelog", h.s.now())
+	// A second submit finds the upload gone (the save drops it).
+	_, err = h.s.db.Upload(ctx, id, u.ID, "changelog", h.s.now())
 	if errors.Is(err, quiz.ErrNotFound) {
 		return h.s.uploadGone(c, id, "changelog", "/admin/ingest", err)
 	}
@@ -299,24 +302,14 @@ func (h *ingester) apply(c echo.Context) error {
 	if !ok || job.running || job.err != nil || len(job.preview.Problems) > 0 {
 		return c.Redirect(http.StatusSeeOther, ingestPreviewURL(id, o, true))
 	}
-	p := h.pipeline()
-	batch, problems, err := p.Prepare(ctx, ingestSources(files), o.options(), nil)
-	if err != nil {
-		h.s.cfg.Metrics.Ingest(metrics.Failed)
-		return err
-	}
-	if len(problems) > 0 {
-		h.s.cfg.Metrics.Ingest(metrics.Refused)
-		pv := views.IngestPreview{CancelURL: "/admin/ingest/" + id + "/cancel", Opts: o.view(), Problems: parseProblems(problems)}
-		return h.s.render(c, http.StatusUnprocessableEntity, views.AdminIngestPreview(h.s.page(c, "取り込みのプレビュー"), pv))
-	}
 	// The stored timeline may have moved since the preview (another
 	// ingest): what would be stored is then not what was shown.
-	digest, err := batch.Digest()
+	p, batch := h.pipeline(), job.batch
+	current, err := p.Current(ctx, batch)
 	if err != nil {
 		return err
 	}
-	if digest != job.preview.Digest {
+	if !current {
 		h.jobs.drop(jobKey(id, o))
 		return c.Redirect(http.StatusSeeOther, ingestPreviewURL(id, o, true))
 	}
@@ -359,98 +352,6 @@ func pathID(c echo.Context, name string) (int64, error) {
 		return 0, echo.ErrNotFound
 	}
 	return id, nil
-}
-
-// document lists a document's generated questions by status.
-func (h *ingester) document(c echo.Context) error {
-	ctx := c.Request().Context()
-	id, err := pathID(c, "doc")
-	if err != nil {
-		return err
-	}
-	doc, err := h.s.db.ChangelogDocumentByID(ctx, id)
-	if err != nil {
-		return err
-	}
-	qs, err := h.s.db.ListDrafts(ctx, store.DraftFilter{Document: doc.Key, Statuses: []quiz.Status{quiz.Draft, quiz.Published, quiz.Retired}})
-	if err != nil {
-		return err
-	}
-	page := views.IngestDocumentPage{Doc: documentView(doc), PublishURL: documentURL(id) + "/publish", RetireURL: documentURL(id) + "/retire"}
-	for _, dq := range qs {
-		v := draftView(dq)
-		switch dq.Status {
-		case quiz.Draft:
-			page.Drafts = append(page.Drafts, v)
-		case quiz.Published:
-			page.Published = append(page.Published, v)
-		default:
-			page.Retired = append(page.Retired, v)
-		}
-	}
-	n, _ := strconv.Atoi(c.QueryParam("n"))
-	switch {
-	case c.QueryParam("saved") == "1":
-		page.Notice = "下書きとして保存しました。公開する問題を選んでください。"
-	case c.QueryParam("published") == "1":
-		page.Notice = fmt.Sprintf("%d 問を公開しました。", n)
-	case c.QueryParam("retired") == "1":
-		page.Notice = fmt.Sprintf("%d 問を退役させました。", n)
-	case c.QueryParam("edited") == "1":
-		page.Notice = "問題の文面を保存しました。"
-	case c.QueryParam("none") == "1":
-		page.Problem = "問題が選ばれていません。公開または退役させる問題にチェックを入れてから押してください。"
-	case c.QueryParam("confirm") == "1":
-		page.Problem = "すべてを公開または退役させるには、ボタンの上の確認にチェックを入れてください。何も変えていません。"
-	}
-	noStore(c)
-	return h.s.render(c, http.StatusOK, views.AdminIngestDocument(h.s.page(c, docTitle(doc)), page))
-}
-
-func (h *ingester) publish(c echo.Context) error { return h.setStatus(c, quiz.Published) }
-func (h *ingester) retire(c echo.Context) error  { return h.setStatus(c, quiz.Retired) }
-
-// setStatus publishes or retires the selected questions of a document.
-func (h *ingester) setStatus(c echo.Context, status quiz.Status) error {
-	ctx := c.Request().Context()
-	id, err := pathID(c, "doc")
-	if err != nil {
-		return err
-	}
-	form, err := c.FormParams()
-	if err != nil {
-		return fmt.Errorf("%w: %v", quiz.ErrInvalid, err)
-	}
-	var ids []int64
-	for _, v := range form["ids"] {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			return inputError{fmt.Sprintf("問題の番号 %q を読めません", v)}
-		}
-		ids = append(ids, n)
-	}
-	// Nothing chosen, or "all" not confirmed: the page again, saying so.
-	switch {
-	case len(ids) == 0:
-		return c.Redirect(http.StatusSeeOther, documentURL(id)+"?none=1")
-	case form.Get("all") == "1" && form.Get("confirm") != "1":
-		return c.Redirect(http.StatusSeeOther, documentURL(id)+"?confirm=1")
-	}
-	doc, err := h.s.db.ChangelogDocumentByID(ctx, id)
-	if err != nil {
-		return err
-	}
-	set, what := h.s.db.PublishQuestions, "published"
-	if status == quiz.Retired {
-		set, what = h.s.db.RetireQuestions, "retired"
-	}
-	n, err := set(ctx, doc.DeckSlug, ids, h.s.now())
-	if err != nil {
-		return err
-	}
-	u, _ := currentUser(c)
-	h.s.log.InfoContext(ctx, "generated questions "+what, "actor", u.Login, "document", doc.Key, "questions", n)
-	return c.Redirect(http.StatusSeeOther, documentURL(id)+"?"+what+"=1&n="+strconv.Itoa(n))
 }
 
 func (h *ingester) editForm(c echo.Context) error {

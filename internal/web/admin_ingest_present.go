@@ -56,6 +56,9 @@ func saveProblem(err error) views.IngestProblem {
 		}
 		return views.IngestProblem{File: fc.Key, Msg: "このリリースと SIG は別の種類の文書から保存されています", Detail: detail}
 	}
+	if text, ok := errorText(err); ok {
+		return views.IngestProblem{File: "保存", Msg: "この内容は保存できません: " + text}
+	}
 	return views.IngestProblem{File: "保存", Msg: "この内容は保存できません", Detail: err.Error()}
 }
 
@@ -71,28 +74,11 @@ func parseProblems(problems []ingest.Problem) []views.IngestProblem {
 	return out
 }
 
-// parseProblem says in Japanese why a file was refused.
+// parseProblem says in Japanese why a file was refused, and where in it
+// when the parser tells (problems_ja.go).
 func parseProblem(file string, err error) views.IngestProblem {
-	msg := "解析できません"
-	switch {
-	case errors.Is(err, changelog.ErrEmpty):
-		msg = "ファイルが空です"
-	case errors.Is(err, changelog.ErrBinary):
-		msg = "バイナリファイルです (NUL バイトを含みます)"
-	case errors.Is(err, changelog.ErrNotUTF8):
-		msg = "UTF-8 のテキストではありません"
-	case errors.Is(err, changelog.ErrTooLarge):
-		msg = fmt.Sprintf("大きすぎます (上限 %d バイト)", changelog.MaxDocumentSize)
-	case errors.Is(err, changelog.ErrUnknownFormat):
-		msg = "形式を判別できません。形式を指定してください"
-	case errors.Is(err, changelog.ErrNoEntries):
-		msg = "変更のエントリが見つかりません"
-	case errors.Is(err, changelog.ErrNoRelease):
-		msg = "リリースを判別できません。リリースを指定してください"
-	case errors.Is(err, changelog.ErrInvalidOption):
-		msg = "指定したオプションが使えません"
-	}
-	return views.IngestProblem{File: file, Msg: msg, Detail: err.Error()}
+	msg, detail := changelogProblem(err)
+	return views.IngestProblem{File: file, Msg: msg, Detail: detail}
 }
 
 // formLines splits a textarea into its non-blank lines.

@@ -32,7 +32,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 	case errors.Is(err, quiz.ErrConflict):
 		status = http.StatusConflict
 	case errors.Is(err, quiz.ErrInvalid):
-		status, detail = http.StatusUnprocessableEntity, err.Error()
+		status, detail = http.StatusUnprocessableEntity, invalidText(err)
 	}
 	if status == http.StatusMethodNotAllowed {
 		allowOnlyServed(c.Response().Header())
@@ -83,6 +83,20 @@ func (s *Server) handleError(err error, c echo.Context) {
 	if rerr := s.render(c, status, component); rerr != nil {
 		s.log.ErrorContext(c.Request().Context(), "render error page", "err", rerr)
 	}
+}
+
+// invalidText says why what was sent is refused: in Japanese for the
+// errors problems_ja.go words and for messages written for the pages;
+// another's English follows a Japanese lead.
+func invalidText(err error) string {
+	if text, ok := errorText(err); ok {
+		return text
+	}
+	if msg := err.Error(); hasJapanese(msg) {
+		return msg
+	}
+	_, lead := statusText(http.StatusUnprocessableEntity)
+	return lead + " (詳細: " + err.Error() + ")"
 }
 
 // msgStalePage is what a form refused by a CSRF check is answered.

@@ -12,6 +12,8 @@ import (
 )
 
 // home shows a signed-in learner their study today (store.HomeSummary),
+// the way to their groups and statistics and the decks they present at a
+// meetup (store.PresenterDuties),
 // and a visitor the way in and the decks. The page is made of sections
 // (views.Home), each built here.
 func (s *Server) home(c echo.Context) error {
@@ -22,7 +24,13 @@ func (s *Server) home(c echo.Context) error {
 		if err != nil {
 			return err
 		}
-		return s.render(c, http.StatusOK, views.Home(s.page(c, ""), views.HomeToday(homeStudy(sum, now))))
+		duties, err := s.db.PresenterDuties(ctx, u.ID, now)
+		if err != nil {
+			return err
+		}
+		return s.render(c, http.StatusOK, views.Home(s.page(c, ""),
+			views.HomeToday(homeStudy(sum, now)),
+			views.HomeGroups(presenterDuties(duties, u, now))))
 	}
 	decks, err := s.db.ListDecks(ctx)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"kubequiz/internal/ingest"
 	"kubequiz/views"
 )
 
@@ -43,11 +44,12 @@ type ingestJobState struct {
 	step        string
 	done, total int
 	preview     views.IngestPreview
+	batch       ingest.Batch // what apply saves; empty when the preview has problems
 	err         error
 	finished    time.Time
 }
 
-type ingestWork func(ctx context.Context, progress func(step string, done, total int)) (views.IngestPreview, error)
+type ingestWork func(ctx context.Context, progress func(step string, done, total int)) (views.IngestPreview, ingest.Batch, error)
 
 func newIngestJobs(parent context.Context, wg *sync.WaitGroup, log *slog.Logger, now func() time.Time) *ingestJobs {
 	return &ingestJobs{log: log, now: now, parent: parent, wg: wg, active: make(chan struct{}, ingestJobsActive), jobs: map[string]*ingestJobState{}}
@@ -70,8 +72,9 @@ func (j *ingestJobs) start(key string, userID int64, work ingestWork) {
 	go func() {
 		defer j.wg.Done()
 		var (
-			pv  views.IngestPreview
-			err error
+			pv    views.IngestPreview
+			batch ingest.Batch
+			err   error
 		)
 		defer func() {
 			if r := recover(); r != nil {
@@ -81,7 +84,7 @@ func (j *ingestJobs) start(key string, userID int64, work ingestWork) {
 				j.log.Error("ingest job failed", "err", err)
 			}
 			j.mu.Lock()
-			job.running, job.preview, job.err, job.finished = false, pv, err, j.now()
+			job.running, job.preview, job.batch, job.err, job.finished = false, pv, batch, err, j.now()
 			j.mu.Unlock()
 		}()
 		select {
@@ -93,7 +96,7 @@ func (j *ingestJobs) start(key string, userID int64, work ingestWork) {
 		defer func() { <-j.active }()
 		ctx, cancel := context.WithTimeout(j.parent, ingestJobTimeout)
 		defer cancel()
-		pv, err = work(ctx, func(step string, done, total int) {
+		pv, batch, err = work(ctx, func(step string, done, total int) {
 			j.mu.Lock()
 			job.step, job.done, job.total = step, done, total
 			j.mu.Unlock()

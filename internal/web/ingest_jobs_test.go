@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"kubequiz/internal/ingest"
 	"kubequiz/views"
 )
 
@@ -16,10 +17,10 @@ func TestIngestJobs(t *testing.T) {
 	var wg sync.WaitGroup
 	jobs := newIngestJobs(context.Background(), &wg, slog.New(slog.DiscardHandler), time.Now)
 	gate := make(chan struct{})
-	jobs.start("a?", 1, func(ctx context.Context, progress func(string, int, int)) (views.IngestPreview, error) {
+	jobs.start("a?", 1, func(ctx context.Context, progress func(string, int, int)) (views.IngestPreview, ingest.Batch, error) {
 		progress("working", 1, 3)
 		<-gate
-		return views.IngestPreview{ApplyURL: "/done"}, nil
+		return views.IngestPreview{ApplyURL: "/done"}, ingest.Batch{}, nil
 	})
 	waitFor := func(key string, user int64, cond func(ingestJobState) bool) ingestJobState {
 		t.Helper()
@@ -45,17 +46,19 @@ func TestIngestJobs(t *testing.T) {
 		t.Errorf("finished job = %+v", j)
 	}
 	// A panic in the work becomes the job's error.
-	jobs.start("b?", 1, func(context.Context, func(string, int, int)) (views.IngestPreview, error) { panic("generator bug") })
+	jobs.start("b?", 1, func(context.Context, func(string, int, int)) (views.IngestPreview, ingest.Batch, error) {
+		panic("generator bug")
+	})
 	j = waitFor("b?", 1, func(j ingestJobState) bool { return !j.running })
 	if j.err == nil || !strings.Contains(j.err.Error(), "generator bug") {
 		t.Errorf("panicking job err = %v", j.err)
 	}
 	// Work gets a context with a deadline, not one that ends with a request.
-	jobs.start("c?", 1, func(ctx context.Context, _ func(string, int, int)) (views.IngestPreview, error) {
+	jobs.start("c?", 1, func(ctx context.Context, _ func(string, int, int)) (views.IngestPreview, ingest.Batch, error) {
 		if _, ok := ctx.Deadline(); !ok {
-			return views.IngestPreview{}, errors.New("no deadline")
+			return views.IngestPreview{}, ingest.Batch{}, errors.New("no deadline")
 		}
-		return views.IngestPreview{}, ctx.Err()
+		return views.IngestPreview{}, ingest.Batch{}, ctx.Err()
 	})
 	if j := waitFor("c?", 1, func(j ingestJobState) bool { return !j.running }); j.err != nil {
 		t.Errorf("context: %v", j.err)
@@ -73,11 +76,11 @@ func TestIngestJobsStopWithServer(t *testing.T) {
 	jobs := newIngestJobs(ts.bg, &ts.bgWG, slog.New(slog.DiscardHandler), time.Now)
 	started := make(chan struct{})
 	ended := false
-	jobs.start("k", 1, func(ctx context.Context, progress func(string, int, int)) (views.IngestPreview, error) {
+	jobs.start("k", 1, func(ctx context.Context, progress func(string, int, int)) (views.IngestPreview, ingest.Batch, error) {
 		close(started)
 		<-ctx.Done()
 		ended = true
-		return views.IngestPreview{}, ctx.Err()
+		return views.IngestPreview{}, ingest.Batch{}, ctx.Err()
 	})
 	<-started
 	ts.Close()
@@ -95,8 +98,8 @@ func TestIngestJobsStopWithServer(t *testing.T) {
 func TestIngestJobsExpire(t *testing.T) {
 	var wg sync.WaitGroup
 	jobs := newIngestJobs(context.Background(), &wg, slog.New(slog.DiscardHandler), time.Now)
-	jobs.start("k", 1, func(context.Context, func(string, int, int)) (views.IngestPreview, error) {
-		return views.IngestPreview{}, nil
+	jobs.start("k", 1, func(context.Context, func(string, int, int)) (views.IngestPreview, ingest.Batch, error) {
+		return views.IngestPreview{}, ingest.Batch{}, nil
 	})
 	wg.Wait()
 	if _, ok := jobs.get("k", 1); !ok {
@@ -111,9 +114,9 @@ func TestIngestJobsExpire(t *testing.T) {
 	// Asked for again (the preview page after a save found it gone), it
 	// runs afresh.
 	ran := false
-	jobs.start("k", 1, func(context.Context, func(string, int, int)) (views.IngestPreview, error) {
+	jobs.start("k", 1, func(context.Context, func(string, int, int)) (views.IngestPreview, ingest.Batch, error) {
 		ran = true
-		return views.IngestPreview{}, nil
+		return views.IngestPreview{}, ingest.Batch{}, nil
 	})
 	wg.Wait()
 	if _, ok := jobs.get("k", 1); !ok || !ran {

@@ -180,7 +180,7 @@ func (s *Server) requestLogger() echo.MiddlewareFunc {
 			}
 			s.log.LogAttrs(context.Background(), level, "request",
 				slog.String("method", v.Method),
-				slog.String("path", v.URIPath),
+				slog.String("path", logPath(v.URIPath)),
 				slog.Int("status", v.Status),
 				slog.Duration("duration", v.Latency.Round(time.Microsecond)),
 				slog.String("request_id", v.RequestID),

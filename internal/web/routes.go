@@ -65,6 +65,7 @@ func (s *Server) routeTable() []route {
 		{post, "/account/name", members, a.changeName, "/account"},
 		{post, "/account/limits", members, a.changeLimits, "/account"},
 		{post, "/account/timezone", members, a.changeTimezone, "/account"},
+		{post, "/account/retention", members, a.changeRetention, "/account"},
 		{post, "/account/password", members, a.changePassword, "/account"},
 		{get, "/admin/users", admins, a.adminUsers, ""},
 		{post, "/admin/users/registration", admins, a.setRegistration, "/admin/users"},
@@ -86,6 +87,37 @@ func (s *Server) routeTable() []route {
 		{post, "/study/answer", members, s.answer, "/study/answer"},
 		{post, "/study/grade", members, s.grade, "/study"},
 		{post, "/study/undo", members, s.undo, "/study"},
+		{get, "/study/group/:id", members, s.study, ""},
+
+		// Study groups: groups.go, groups_progress.go. A user outside a
+		// group gets a 404 for it and for every route under it, a member
+		// a 403 for what only organizers may do (the store checks both).
+		// The invite link's page is open to anyone: a visitor signed out
+		// sees the group's name and signs in or registers first.
+		{get, "/groups", members, s.groups, ""},
+		{post, "/groups", members, s.createGroup, "/groups"},
+		{get, "/groups/:id", members, s.groupPage, ""},
+		{get, "/groups/:id/progress", members, s.groupProgress, ""},
+		{get, "/groups/:id/progress.csv", members, s.groupExport, ""},
+		{post, "/groups/:id/meetup-mode", members, s.setMeetupMode, "/groups/:id"},
+		{post, "/groups/:id/leave", members, s.leaveGroup, "/groups/:id"},
+		{post, "/groups/:id/invite", members, s.newGroupInvite, "/groups/:id"},
+		{post, "/groups/:id/invite/revoke", members, s.revokeGroupInvite, "/groups/:id"},
+		{post, "/groups/:id/decks/:slug/presenter", members, s.setPresenter, "/groups/:id"},
+		{post, "/groups/:id/members/:user/role", members, s.setGroupRole, "/groups/:id"},
+		{post, "/groups/:id/members/:user/handover", members, s.handOverGroup, "/groups/:id"},
+		{post, "/groups/:id/members/:user/remove", members, s.removeGroupMember, "/groups/:id"},
+		{get, "/groups/:id/delete", members, s.deleteGroupPage, ""},
+		{post, "/groups/:id/delete", members, s.deleteGroup, "/groups/:id/delete"},
+		{get, "/groups/join/:code", anyone, s.joinPage, ""},
+		{post, "/groups/join/:code", members, s.joinGroup, "/groups/join/:code"},
+
+		// The learner's progress: stats.go.
+		{get, "/stats", members, s.statsPage, ""},
+
+		// A feature's stages over every stored document, which the study
+		// feedback links (features.go).
+		{get, "/features/:name", members, s.feature, ""},
 
 		// Question files: upload YAML files, preview the dry run, then
 		// apply or cancel (admin_import.go).
@@ -104,9 +136,19 @@ func (s *Server) routeTable() []route {
 		{get, "/admin/ingest/:id/status", admins, in.status, ""},
 		{post, "/admin/ingest/:id/apply", admins, in.apply, "/admin/ingest/:id"},
 		{post, "/admin/ingest/:id/cancel", admins, in.cancel, "/admin/ingest/:id"},
+		// A document's questions, a page at a time, filtered (a GET form):
+		// publish or retire the chosen ones, or every one of the filter once
+		// its count is confirmed on a page of its own; the wording proposed
+		// for published questions, accepted or dismissed (admin_review.go).
 		{get, "/admin/ingest/documents/:doc", admins, in.document, ""},
 		{post, "/admin/ingest/documents/:doc/publish", admins, in.publish, "/admin/ingest/documents/:doc"},
 		{post, "/admin/ingest/documents/:doc/retire", admins, in.retire, "/admin/ingest/documents/:doc"},
+		{get, "/admin/ingest/documents/:doc/publish-all", admins, in.publishAllPage, ""},
+		{post, "/admin/ingest/documents/:doc/publish-all", admins, in.publishAll, "/admin/ingest/documents/:doc/publish-all"},
+		{get, "/admin/ingest/documents/:doc/retire-all", admins, in.retireAllPage, ""},
+		{post, "/admin/ingest/documents/:doc/retire-all", admins, in.retireAll, "/admin/ingest/documents/:doc/retire-all"},
+		{post, "/admin/ingest/documents/:doc/proposals/:q/accept", admins, in.acceptProposal, "/admin/ingest/documents/:doc"},
+		{post, "/admin/ingest/documents/:doc/proposals/:q/dismiss", admins, in.dismissProposal, "/admin/ingest/documents/:doc"},
 		{get, "/admin/ingest/questions/:q", admins, in.editForm, ""},
 		{post, "/admin/ingest/questions/:q", admins, in.edit, "/admin/ingest/questions/:q"},
 	}

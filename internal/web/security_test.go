@@ -633,7 +633,8 @@ func TestEveryPostNeedsCSRF(t *testing.T) {
 	cl := newClient(t, ts, "127.0.0.1")
 	cl.mustLogin("root", adminPassword)
 	cl.get("/account") // a CSRF cookie for the session
-	params := strings.NewReplacer(":id", strconv.FormatInt(other.ID, 10), ":slug", "v1-36-sig-node", ":q", "1", ":doc", "1")
+	params := strings.NewReplacer(":id", strconv.FormatInt(other.ID, 10), ":slug", "v1-36-sig-node", ":q", "1", ":doc", "1",
+		":user", strconv.FormatInt(other.ID, 10), ":code", strings.Repeat("A", 43))
 	n := 0
 	for _, r := range ts.echo.Routes() {
 		if r.Method != http.MethodPost {
@@ -689,6 +690,10 @@ func TestFormActionsAsPages(t *testing.T) {
 		{"/admin/import/0123abcd/apply", "/admin/import/0123abcd"},
 		{"/admin/ingest/0123abcd/cancel", "/admin/ingest/0123abcd"},
 		{"/admin/ingest/documents/7/publish", "/admin/ingest/documents/7"},
+		{"/groups/7/leave", "/groups/7"},
+		{"/groups/7/invite/revoke", "/groups/7"},
+		{"/groups/7/members/2/remove", "/groups/7"},
+		{"/groups/7/decks/v1-36-sig-node/presenter", "/groups/7"},
 	}
 	for _, tt := range tests {
 		rec := cl.get(tt.path)

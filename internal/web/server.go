@@ -60,6 +60,9 @@ type Server struct {
 	formLeadsTo map[string]string
 	// buffers are the render buffers kept for reuse (render.go).
 	buffers sync.Pool
+	// groupSeams are the progress figures and the CSV writer of the
+	// group pages (groups_progress.go).
+	groupSeams groupSeams
 
 	// Background work (changelog parse jobs, the session purge) runs under
 	// bg and is waited for by Close.
@@ -99,7 +102,7 @@ func New(cfg Config, db *store.DB, log *slog.Logger) (*Server, error) {
 	s := &Server{cfg: cfg, db: db, log: log, assets: assets, echo: e}
 	s.bg, s.stopBG = context.WithCancel(context.Background())
 	s.passwords = newHasher(cfg.Password)
-	s.ingest = newIngester(s, quizgen.Generate)
+	s.ingest = newIngester(s, quizgen.GenerateContext)
 	if cfg.Metrics != nil {
 		if err := cfg.Metrics.WatchSessions(s.liveSessions); err != nil {
 			return nil, fmt.Errorf("web: metrics: %w", err)

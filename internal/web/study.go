@@ -62,29 +62,37 @@ func (s *Server) setSubscription(c echo.Context) error {
 	return s.render(c, http.StatusOK, views.DeckCard(row, csrfToken(c)))
 }
 
-// study shows the next card of every subscribed deck (/study) or of one
-// deck (/study/:slug), or what is coming when nothing is due.
+// study shows the next card of every subscribed deck (/study), of one
+// deck (/study/:slug) or of a study group's decks (/study/group/:id, for
+// its members), or what is coming when nothing is due.
 func (s *Server) study(c echo.Context) error {
 	u, err := studyUser(c)
 	if err != nil {
 		return err
 	}
+	scope := store.Scope{Deck: c.Param("slug")}
+	if c.Param("id") != "" {
+		if scope.Group, err = groupID(c); err != nil {
+			return err
+		}
+	}
 	ctx := c.Request().Context()
 	now := s.now()
-	slug := c.Param("slug")
 	if q, err := strconv.ParseInt(c.QueryParam("undone"), 10, 64); err == nil && q > 0 {
 		// Where a plain undo form's redirect leads, with the question
 		// whose grade it took back: its card again, while the card is
-		// as the undo left it (new, or due) and of the page's scope.
+		// as the undo left it (new, or due) and of the page's scope (a
+		// group's page: of the group's decks, the learner a member).
 		card, err := s.db.PreviewCard(ctx, u.ID, q, now)
 		switch {
-		case err == nil && card.ScopeError(store.Scope{Deck: slug}) == nil && (card.IsNew || !card.Card.Due.After(now)):
-			return s.renderCard(c, u, card.StudyCard, slug, studyNote{text: msgUndone}, now, nil)
+		case err == nil && card.ScopeError(scope) == nil && (card.IsNew || !card.Card.Due.After(now)):
+			shown := shownCard{card: card.StudyCard, scope: studyScope(scope, card.StudyCard)}
+			return s.renderCard(c, u, shown, studyNote{text: msgUndone}, now, nil)
 		case err != nil && !errors.Is(err, quiz.ErrNotFound):
 			return err
 		}
 	}
-	next, err := s.db.NextCard(ctx, u, slug, now)
+	next, err := s.db.NextCardIn(ctx, u, scope, now)
 	if err != nil {
 		return err
 	}
@@ -121,10 +129,13 @@ func (s *Server) answer(c echo.Context) error {
 	}
 	if c.Request().Method != http.MethodPost && c.QueryParam("q") == "" {
 		// The answer form's address opened as a page, with no card: the
-		// study page of its deck, when it names one.
+		// study page of its deck or group, when it names one.
 		scope := views.StudyScope{}
 		if d := c.QueryParam("d"); validStudySlug(d) {
 			scope.Slug = d
+		}
+		if g, err := strconv.ParseInt(c.QueryParam("g"), 10, 64); err == nil && g > 0 {
+			scope = views.StudyScope{Group: g}
 		}
 		return c.Redirect(http.StatusSeeOther, scope.URL())
 	}
@@ -141,7 +152,7 @@ func (s *Server) answer(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := card.ScopeError(store.Scope{Deck: f.scope}); errors.Is(err, store.ErrNotSubscribed) {
+	if err := card.ScopeError(f.storeScope()); errors.Is(err, store.ErrNotSubscribed) {
 		return s.stale(c, u, f, nil, err, now) // unsubscribed since the card was shown
 	} else if err != nil {
 		return echo.ErrNotFound // a deck the study page cannot have sent
@@ -163,6 +174,9 @@ func (s *Server) answer(c echo.Context) error {
 		return s.renderStudy(c, http.StatusOK, v.Scope, views.StudyQuestion(v), v.Error, counts)
 	}
 	v := feedback(f, card, resp, csrfToken(c), now)
+	if v.Features, err = s.featureLinks(c.Request().Context(), q); err != nil {
+		return err
+	}
 	counts, err := s.pageCounts(c, u, f, &card.StudyCard, now)
 	if err != nil {
 		return err
@@ -199,7 +213,7 @@ func (s *Server) grade(c echo.Context) error {
 	if !rec.Duplicate {
 		s.cfg.Metrics.ReviewRecorded(int(rec.Rating))
 	}
-	scope := views.StudyScope{Slug: in.form.scope}
+	scope := views.StudyScope{Slug: in.form.scope, Group: in.form.group}
 	if !hxRequest(c) {
 		// The next page tells what the grade did, as htmx's swap does,
 		// and that it recorded nothing when the review was there already.
@@ -209,7 +223,7 @@ func (s *Server) grade(c echo.Context) error {
 		}
 		return c.Redirect(http.StatusSeeOther, next)
 	}
-	next, err := s.db.NextCard(c.Request().Context(), u, in.form.scope, now)
+	next, err := s.db.NextCardIn(c.Request().Context(), u, in.form.storeScope(), now)
 	if err != nil {
 		return err
 	}
@@ -217,7 +231,7 @@ func (s *Server) grade(c echo.Context) error {
 	// card offers to take it back. The counts are those the page
 	// carried, less the card graded (study_counts.go).
 	var known *shownCounts
-	if shown, ok := parseCarried(in.form.counts); ok {
+	if shown, ok := parseCarried(in.form.counts, in.form.storeScope()); ok {
 		if d, ok := shown.graded(rec, now); ok {
 			shown.due, known = d, &shown
 		}
@@ -227,24 +241,26 @@ func (s *Server) grade(c echo.Context) error {
 
 // undo takes back the learner's most recent grade of the study day
 // (store.UndoLastReview) and puts its card to them again, as a new
-// presentation: its grade buttons give the intervals they gave before. A
-// plain form goes on to the study page that shows it. An undo refused
-// (no grade, one of another day, or one that cannot be taken back)
-// changes nothing and is told above the next card, with a 409.
+// presentation: its grade buttons give the intervals they gave before. It
+// stays on the page of the form (a deck's, a study group's or every
+// subscribed deck's) when the card is of it, and goes to the card's deck
+// otherwise. A plain form goes on to the study page that shows it. An undo
+// refused (no grade, one of another day, or one that cannot be taken
+// back) changes nothing and is told above the next card, with a 409.
 func (s *Server) undo(c echo.Context) error {
 	u, err := studyUser(c)
 	if err != nil {
 		return err
 	}
-	slug := c.FormValue("d")
-	if !validStudySlug(slug) {
-		return echo.NewHTTPError(http.StatusBadRequest).SetInternal(fmt.Errorf("undo form: bad deck %q", slug))
+	scope, err := formScope(c.FormValue("d"), c.FormValue("g"))
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest).SetInternal(fmt.Errorf("undo form: %w", err))
 	}
 	ctx := c.Request().Context()
 	now := s.now()
 	undone, err := s.db.UndoLastReview(ctx, u.ID, now)
 	if msg := undoRefusal(err); msg != "" {
-		next, err := s.db.NextCard(ctx, u, slug, now)
+		next, err := s.db.NextCardIn(ctx, u, scope, now)
 		if err != nil {
 			return err
 		}
@@ -253,20 +269,21 @@ func (s *Server) undo(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if slug != "" && slug != undone.DeckSlug {
-		slug = undone.DeckSlug // a grade given on another deck's page
-	}
-	if !hxRequest(c) {
-		return c.Redirect(http.StatusSeeOther, views.StudyScope{Slug: slug}.URL()+"?undone="+strconv.FormatInt(undone.QuestionID, 10))
-	}
 	card, err := s.db.PreviewCard(ctx, u.ID, undone.QuestionID, now)
 	if err != nil {
 		return err
 	}
-	if card.ScopeError(store.Scope{Deck: slug}) != nil {
-		slug = undone.DeckSlug // of a deck unsubscribed since
+	if card.ScopeError(scope) != nil {
+		// A grade given on another page, or of a deck unsubscribed (or
+		// a group left) since: the page of the card's deck.
+		scope = store.Scope{Deck: undone.DeckSlug}
 	}
-	return s.renderCard(c, u, card.StudyCard, slug, studyNote{text: msgUndone}, now, nil)
+	if !hxRequest(c) {
+		page := views.StudyScope{Slug: scope.Deck, Group: scope.Group}
+		return c.Redirect(http.StatusSeeOther, page.URL()+"?undone="+strconv.FormatInt(undone.QuestionID, 10))
+	}
+	shown := shownCard{card: card.StudyCard, scope: studyScope(scope, card.StudyCard)}
+	return s.renderCard(c, u, shown, studyNote{text: msgUndone}, now, nil)
 }
 
 // stale answers a form whose page no longer shows its card as it is
@@ -278,7 +295,7 @@ func (s *Server) undo(c echo.Context) error {
 func (s *Server) stale(c echo.Context, u quiz.User, f studyForm, sc *store.StudyCard, err error, now time.Time) error {
 	ctx := c.Request().Context()
 	if errors.Is(err, store.ErrCardReviewed) || errors.Is(err, store.ErrNotSubscribed) {
-		next, nerr := s.db.NextCard(ctx, u, f.scope, now)
+		next, nerr := s.db.NextCardIn(ctx, u, f.storeScope(), now)
 		if nerr != nil {
 			return nerr
 		}
@@ -295,7 +312,8 @@ func (s *Server) stale(c echo.Context, u quiz.User, f studyForm, sc *store.Study
 		}
 		sc = &card.StudyCard
 	}
-	return s.renderCard(c, u, *sc, f.scope, studyNote{text: msgQuestionChanged}, now, nil)
+	shown := shownCard{card: *sc, scope: studyScope(f.storeScope(), *sc)}
+	return s.renderCard(c, u, shown, studyNote{text: msgQuestionChanged}, now, nil)
 }
 
 // studyNote is what the study area says above its card about the request
@@ -328,10 +346,13 @@ const waitAtMost = time.Minute
 // the cards left today (the next card among them); otherwise they are
 // counted.
 func (s *Server) renderNext(c echo.Context, u quiz.User, next store.StudyNext, note studyNote, now time.Time, known *shownCounts) error {
-	if next.Found {
-		return s.renderCard(c, u, next.Card, next.Deck.Slug, note, now, known)
-	}
 	scope := views.StudyScope{Slug: next.Deck.Slug, Title: next.Deck.Title}
+	if next.Group.ID != 0 {
+		scope = views.StudyScope{Group: next.Group.ID, Title: next.Group.Name}
+	}
+	if next.Found {
+		return s.renderCard(c, u, shownCard{card: next.Card, scope: scope, extra: next.Extra}, note, now, known)
+	}
 	done := emptyQueue(next, u, scope, note, now)
 	done.CSRFToken = csrfToken(c)
 	if done.NoDecks {
@@ -351,62 +372,84 @@ func (s *Server) renderNext(c echo.Context, u quiz.User, next store.StudyNext, n
 	}
 	// The end of the queue is counted afresh: cards held back by the
 	// daily limits, or falling due later today, are told as they are.
-	shown, err := s.countShown(c, u, scope.Slug, nil, now)
+	shown, err := s.countShown(c, u, pageScope(scope), "", now)
 	if err != nil {
 		return err
 	}
 	return s.renderStudy(c, note.status(), scope, views.StudyEmpty(done), done.Announcement(), shown.view())
 }
 
+// shownCard is a card put to the learner and the study page it is put on.
+type shownCard struct {
+	card  store.StudyCard
+	scope views.StudyScope
+	// extra: an extra review of the meetup mode (store.StudyNext.Extra),
+	// a card not due, which no count holds.
+	extra bool
+}
+
+// kind is the count the card is among (cardKind), none for an extra
+// review.
+func (sc shownCard) kind() string {
+	if sc.extra {
+		return ""
+	}
+	return cardKind(&sc.card)
+}
+
 // renderCard puts card sc to the learner as a new presentation, on the
-// study page of deck slug ("" for every subscribed deck), under note.
-// known, when set, are the counts of the cards left today, sc among them;
-// otherwise they are counted.
-func (s *Server) renderCard(c echo.Context, u quiz.User, sc store.StudyCard, slug string, note studyNote, now time.Time, known *shownCounts) error {
-	scope := studyScope(studyForm{scope: slug}, sc)
-	v := presentation(sc, scope, csrfToken(c), newPresentationID(now), now)
-	v.Notice, v.Undo, v.Refused = note.text, note.undo, note.refused
+// study page of its scope, under note. known, when set, are the counts of
+// the cards left today on that page, sc among them; otherwise they are
+// counted.
+func (s *Server) renderCard(c echo.Context, u quiz.User, sc shownCard, note studyNote, now time.Time, known *shownCounts) error {
+	v := presentation(sc.card, sc.scope, csrfToken(c), newPresentationID(now), now)
+	v.Notice, v.Undo, v.Refused, v.Extra = note.text, note.undo, note.refused, sc.extra
 	var shown shownCounts
 	if known != nil {
 		shown = *known
-		shown.kind = cardKind(&sc)
+		shown.kind = sc.kind()
 	} else {
 		var err error
-		if shown, err = s.countShown(c, u, slug, &sc, now); err != nil {
+		if shown, err = s.countShown(c, u, pageScope(sc.scope), sc.kind(), now); err != nil {
 			return err
 		}
 	}
 	v.Counts = shown.carried()
-	return s.renderStudy(c, note.status(), scope, views.StudyQuestion(v), note.text, shown.view())
+	return s.renderStudy(c, note.status(), sc.scope, views.StudyQuestion(v), note.text, shown.view())
 }
 
-// countShown counts the cards left today on the study page of deck slug
-// ("" for every subscribed deck); sc is the card shown, or nil.
-func (s *Server) countShown(c echo.Context, u quiz.User, slug string, sc *store.StudyCard, now time.Time) (shownCounts, error) {
-	d, err := s.db.StudyCounts(c.Request().Context(), u, slug, now)
+// countShown counts the cards left today on the study page of scope; kind
+// is the count the card shown is among ("" for none).
+func (s *Server) countShown(c echo.Context, u quiz.User, scope store.Scope, kind string, now time.Time) (shownCounts, error) {
+	d, err := s.db.StudyCounts(c.Request().Context(), u, scope, now)
 	if err != nil {
 		return shownCounts{}, err
 	}
 	_, end := s.db.StudyDay(u, now)
-	return shownCounts{due: d, kind: cardKind(sc), dayEnds: end}, nil
+	return shownCounts{due: d, kind: kind, dayEnds: end, scope: scope}, nil
 }
 
 // pageCounts are the counts of a response to form f that leaves its card
 // sc on the page (an answer checked): none for htmx, which leaves the
 // page's counts in place; for a whole page, those f carries, or counted
-// when it carries none of today.
+// when it carries none of today and of its page.
 func (s *Server) pageCounts(c echo.Context, u quiz.User, f studyForm, sc *store.StudyCard, now time.Time) (*views.StudyCounts, error) {
 	if hxRequest(c) {
 		return nil, nil
 	}
-	if shown, ok := parseCarried(f.counts); ok && now.Before(shown.dayEnds) {
+	if shown, ok := parseCarried(f.counts, f.storeScope()); ok && now.Before(shown.dayEnds) {
 		return shown.view(), nil
 	}
-	shown, err := s.countShown(c, u, f.scope, sc, now)
+	shown, err := s.countShown(c, u, f.storeScope(), cardKind(sc), now)
 	if err != nil {
 		return nil, err
 	}
 	return shown.view(), nil
+}
+
+// pageScope is the store's scope of a study page.
+func pageScope(v views.StudyScope) store.Scope {
+	return store.Scope{Deck: v.Slug, Group: v.Group}
 }
 
 // cardKind is the count a card shown is among: new, learning (learning

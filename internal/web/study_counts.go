@@ -19,35 +19,54 @@ import (
 // the learning cards. Counting them again (store.StudyCounts) costs more
 // than the rest of a grade; it is done where nothing is carried: a page
 // loaded, a grade sent again, an undo, the end of the queue, a new study
-// day, a form carrying what no page of the server writes.
+// day, a form carrying what no page of the server writes or the counts of
+// another page (each deck's page, each study group's and that of every
+// subscribed deck counts its own cards), a card the counts do not hold
+// (an extra review of the meetup mode).
 
 // shownCounts are the counts a study page shows: the cards left today,
-// the kind of the card shown (views.CountNew, ...) and when the study day
-// they are of ends.
+// the kind of the card shown (views.CountNew, ...; "" for none of them),
+// when the study day they are of ends and the page they are of.
 type shownCounts struct {
 	due     progress.Due
 	kind    string
 	dayEnds time.Time
+	scope   store.Scope
 }
 
 // maxCarriedCount bounds each count a form may carry.
 const maxCarriedCount = 10_000_000
 
-// countKinds are the kinds of card as a carried value writes them.
-var countKinds = map[string]string{views.CountNew: "n", views.CountLearning: "l", views.CountReview: "r"}
+// countKinds are the kinds of card as a carried value writes them; "e"
+// is a card of none of the counts (an extra review).
+var countKinds = map[string]string{views.CountNew: "n", views.CountLearning: "l", views.CountReview: "r", "": "e"}
 
 // carried is the value of the forms' field "c": the day's end in unix
-// milliseconds, the three counts and the kind's letter, dot-separated.
+// milliseconds, the three counts, the kind's letter and the page
+// (scopeKey), dot-separated.
 func (s shownCounts) carried() string {
 	return strconv.FormatInt(s.dayEnds.UnixMilli(), 10) + "." + strconv.Itoa(s.due.New) + "." +
-		strconv.Itoa(s.due.Learning) + "." + strconv.Itoa(s.due.Review) + "." + countKinds[s.kind]
+		strconv.Itoa(s.due.Learning) + "." + strconv.Itoa(s.due.Review) + "." + countKinds[s.kind] + "." +
+		scopeKey(s.scope)
 }
 
-// parseCarried reads a carried value; ok is false for anything carried()
-// does not write.
-func parseCarried(v string) (s shownCounts, ok bool) {
+// scopeKey names a study page in a carried value: "a" for every
+// subscribed deck, "d" and a deck's slug, "g" and a study group's id.
+func scopeKey(p store.Scope) string {
+	switch {
+	case p.Group != 0:
+		return "g" + strconv.FormatInt(p.Group, 10)
+	case p.Deck != "":
+		return "d" + p.Deck
+	}
+	return "a"
+}
+
+// parseCarried reads a value carried by a form of the study page of
+// scope; ok is false for anything carried() does not write for that page.
+func parseCarried(v string, scope store.Scope) (s shownCounts, ok bool) {
 	parts := strings.Split(v, ".")
-	if len(parts) != 5 {
+	if len(parts) != 6 || parts[5] != scopeKey(scope) {
 		return s, false
 	}
 	end, err := strconv.ParseInt(parts[0], 10, 64)
@@ -60,16 +79,17 @@ func parseCarried(v string) (s shownCounts, ok bool) {
 			return s, false
 		}
 	}
+	known := false
 	for kind, letter := range countKinds {
 		if parts[4] == letter {
-			s.kind = kind
+			s.kind, known = kind, true
 		}
 	}
-	if s.kind == "" {
+	if !known {
 		return s, false
 	}
 	s.due = progress.Due{New: n[0], Learning: n[1], Review: n[2]}
-	s.dayEnds = time.UnixMilli(end)
+	s.dayEnds, s.scope = time.UnixMilli(end), scope
 	return s, true
 }
 
@@ -77,11 +97,13 @@ func parseCarried(v string) (s shownCounts, ok bool) {
 // the outcome rec: one fewer of its kind, and one more learning card when
 // it comes back in learning before the study day ends. ok is false when
 // they must be counted again: the day is over, the grade recorded nothing
-// new, or the card comes back in review the same day (no scheduler does
-// that, but the review limit would have to be counted again).
+// new, the card was of none of the counts (an extra review of the meetup
+// mode, which may yet be a review due later today), or the card comes
+// back in review the same day (no scheduler does that, but the review
+// limit would have to be counted again).
 func (s shownCounts) graded(rec store.Recorded, now time.Time) (progress.Due, bool) {
 	d := s.due
-	if !now.Before(s.dayEnds) || rec.Duplicate {
+	if !now.Before(s.dayEnds) || rec.Duplicate || s.kind == "" {
 		return d, false
 	}
 	switch s.kind {

@@ -116,12 +116,18 @@ type studyForm struct {
 	questionID     int64
 	presentationID string
 	scope          string // deck slug, or "" for every subscribed deck
+	group          int64  // a study group's id when its decks are studied (scope is then "")
 	shownAt        int64  // unix ms
 	answerKey      string // the question's, as shown (store.StudyCard.AnswerKey)
 	// counts are the counts the page showed, as its forms carry them
 	// (shownCounts.carried); not checked here: what parseCarried refuses
 	// is counted again.
 	counts string
+}
+
+// storeScope is the study page the form comes from.
+func (f studyForm) storeScope() store.Scope {
+	return store.Scope{Deck: f.scope, Group: f.group}
 }
 
 // bindStudyForm reads the hidden fields of a study form. A form that the
@@ -138,9 +144,11 @@ func bindStudyForm(c echo.Context) (studyForm, error) {
 	if f.presentationID = c.FormValue("p"); !validPresentationID(f.presentationID) {
 		return bad("presentation id")
 	}
-	if f.scope = c.FormValue("d"); !validStudySlug(f.scope) {
-		return bad("deck")
+	scope, err := formScope(c.FormValue("d"), c.FormValue("g"))
+	if err != nil {
+		return f, echo.NewHTTPError(http.StatusBadRequest).SetInternal(fmt.Errorf("study form: %w", err))
 	}
+	f.scope, f.group = scope.Deck, scope.Group
 	if f.shownAt, err = strconv.ParseInt(c.FormValue("t"), 10, 64); err != nil || f.shownAt < 0 {
 		return bad("time shown")
 	}
@@ -149,6 +157,24 @@ func bindStudyForm(c echo.Context) (studyForm, error) {
 	}
 	f.counts = c.FormValue("c")
 	return f, nil
+}
+
+// formScope reads the study page a form comes from: its fields d (a
+// deck's slug, or "" for every subscribed deck) and g (a study group's id,
+// with d empty; absent otherwise).
+func formScope(d, g string) (store.Scope, error) {
+	scope := store.Scope{Deck: d}
+	if !validStudySlug(d) {
+		return scope, fmt.Errorf("bad deck %q", d)
+	}
+	if g != "" {
+		id, err := strconv.ParseInt(g, 10, 64)
+		if err != nil || id <= 0 || d != "" {
+			return scope, fmt.Errorf("bad group %q", g)
+		}
+		scope.Group = id
+	}
+	return scope, nil
 }
 
 // gradeForm is a bound grade submit; the review lacks only the user, the
@@ -184,7 +210,7 @@ func bindGradeForm(c echo.Context) (gradeForm, error) {
 		QuestionID: f.questionID,
 		Rating:     rating,
 		Response:   resp,
-		Scope:      store.Scope{Deck: f.scope},
+		Scope:      f.storeScope(),
 		AnswerKey:  f.answerKey,
 		ShownAt:    time.UnixMilli(f.shownAt),
 		Duration:   time.Duration(elapsed) * time.Millisecond,
@@ -296,21 +322,25 @@ func orderPositions(form url.Values, n int) map[int]int {
 // answered is the presentation an answered form was sent from, its counts
 // carried on when they are the server's.
 func (f studyForm) answered(card store.CardPreview, csrf string) views.StudyPresentation {
-	v := presentation(card.StudyCard, studyScope(f, card.StudyCard), csrf, f.presentationID, time.UnixMilli(f.shownAt))
-	if _, ok := parseCarried(f.counts); ok {
+	v := presentation(card.StudyCard, studyScope(f.storeScope(), card.StudyCard), csrf, f.presentationID, time.UnixMilli(f.shownAt))
+	if _, ok := parseCarried(f.counts, f.storeScope()); ok {
 		v.Counts = f.counts
 	}
 	return v
 }
 
-// studyScope is what an answered form studies: its deck, titled when the
-// card is of that deck, or every subscribed deck.
-func studyScope(f studyForm, sc store.StudyCard) views.StudyScope {
-	scope := views.StudyScope{Slug: f.scope}
-	if f.scope == sc.Question.DeckSlug {
-		scope.Title = sc.DeckTitle
+// studyScope is the study page of scope that shows card sc: its deck,
+// titled when the card is of that deck, a study group's decks (untitled:
+// a form names the group by its id), or every subscribed deck.
+func studyScope(scope store.Scope, sc store.StudyCard) views.StudyScope {
+	if scope.Group != 0 {
+		return views.StudyScope{Group: scope.Group}
 	}
-	return scope
+	v := views.StudyScope{Slug: scope.Deck}
+	if scope.Deck == sc.Question.DeckSlug {
+		v.Title = sc.DeckTitle
+	}
+	return v
 }
 
 // encodeResponse is the grade form's copy of the learner's answer.
@@ -454,7 +484,8 @@ func feedback(f studyForm, card store.CardPreview, resp quiz.Response, csrf stri
 	return v
 }
 
-const notAnswered = "(未回答)"
+// The feedback words an answer as quiz does for every page and export.
+const notAnswered = quiz.NotAnswered
 
 // clozeFills is, gap by gap, the word that fills it and what the learner
 // typed there, marked right or not.
@@ -479,70 +510,10 @@ func clozeFills(q quiz.Question, resp quiz.Response, res quiz.Result) []views.Cl
 	return fills
 }
 
-func truthText(b *bool) string {
-	switch {
-	case b == nil:
-		return notAnswered
-	case *b:
-		return "正しい"
-	}
-	return "誤り"
-}
+func truthText(b *bool) string { return quiz.TruthText(b) }
 
 // givenText renders the learner's answer for the feedback.
-func givenText(q quiz.Question, r quiz.Response) string {
-	var parts []string
-	sep := ", "
-	switch q.Type {
-	case quiz.SingleChoice:
-		if r.Choice >= 0 && r.Choice < len(q.Choices) {
-			parts = append(parts, q.Choices[r.Choice])
-		}
-	case quiz.MultiChoice:
-		for _, i := range r.Selected {
-			if i >= 0 && i < len(q.Choices) {
-				parts = append(parts, q.Choices[i])
-			}
-		}
-	case quiz.TrueFalse:
-		return truthText(r.Bool)
-	case quiz.Cloze, quiz.Typed:
-		sep = " / "
-		if len(r.Texts) > 1 {
-			// Several gaps: each answer with its gap's number, as the
-			// form named them, an empty one included.
-			answered := false
-			for i, t := range r.Texts {
-				if strings.TrimSpace(t) == "" {
-					t = notAnswered
-				} else {
-					answered = true
-				}
-				parts = append(parts, fmt.Sprintf("空欄 %d: %s", i+1, t))
-			}
-			if !answered {
-				parts = nil
-			}
-			break
-		}
-		for _, t := range r.Texts {
-			if strings.TrimSpace(t) != "" {
-				parts = append(parts, t)
-			}
-		}
-	case quiz.Order:
-		sep = " → "
-		for _, i := range r.Order {
-			if i >= 0 && i < len(q.Items) {
-				parts = append(parts, q.Items[i])
-			}
-		}
-	}
-	if len(parts) == 0 {
-		return notAnswered
-	}
-	return strings.Join(parts, sep)
-}
+func givenText(q quiz.Question, r quiz.Response) string { return q.AnswerText(r) }
 
 // gradeNotice tells what the grade just given did.
 func gradeNotice(rec store.Recorded) string {
@@ -604,7 +575,7 @@ func studyTime(d time.Duration) string {
 func emptyQueue(n store.StudyNext, u quiz.User, scope views.StudyScope, note studyNote, now time.Time) views.StudyDone {
 	v := views.StudyDone{
 		Scope: scope, Notice: note.text, Undo: note.undo, Refused: note.refused,
-		NoDecks:         scope.Slug == "" && n.Subscriptions == 0,
+		NoDecks:         scope.Slug == "" && scope.Group == 0 && n.Subscriptions == 0,
 		DueToday:        n.DueToday,
 		DayEnds:         n.DayEnds.Format("1月2日 15:04"),
 		NewLimitReached: n.NewLimitReached, ReviewLimitReached: n.ReviewLimitReached,

@@ -273,7 +273,7 @@ func TestStudyCountsFall(t *testing.T) {
 		if shown, ok = shownDue(t, body); !ok {
 			t.Fatalf("card %d: the grade's answer shows no counts: %.1500s", i, body)
 		}
-		exact, err := env.ts.db.StudyCounts(ctx, cl.user, "v1-36-sig-node", env.ts.now())
+		exact, err := env.ts.db.StudyCounts(ctx, cl.user, store.Scope{Deck: "v1-36-sig-node"}, env.ts.now())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -298,7 +298,8 @@ func TestStudyCountsFall(t *testing.T) {
 	// an hour later the learning cards are due; each is graded Again, and
 	// due again two minutes later.
 	clock.advance(30 * time.Minute)
-	for _, carried := range []string{"", "1.2.3", "99999999999999.1.1.1.x", strconv.FormatInt(env.ts.now().Add(time.Hour).UnixMilli(), 10) + ".1.-1.1.n"} {
+	later := strconv.FormatInt(env.ts.now().Add(time.Hour).UnixMilli(), 10)
+	for _, carried := range []string{"", "1.2.3", "99999999999999.1.1.1.x.a", later + ".1.-1.1.n.a", later + ".1.1.1.n.dv1-36-sig-node"} {
 		clock.advance(2 * time.Minute)
 		page := cl.get("/study", true).Body.String()
 		feedback := answerShown(t, cl, page)
@@ -307,7 +308,7 @@ func TestStudyCountsFall(t *testing.T) {
 		grade.Set("rating", "1")
 		rec := cl.post("/study/grade", grade, true)
 		got, _ := shownDue(t, rec.Body.String())
-		exact, err := env.ts.db.StudyCounts(ctx, cl.user, "v1-36-sig-node", env.ts.now())
+		exact, err := env.ts.db.StudyCounts(ctx, cl.user, store.Scope{Deck: "v1-36-sig-node"}, env.ts.now())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -320,7 +321,7 @@ func TestStudyCountsFall(t *testing.T) {
 	if fields.Get("c") == "" {
 		t.Fatalf("the answer form carries no counts: %.2000s", page)
 	}
-	fields.Set("c", strconv.FormatInt(env.ts.now().Add(time.Hour).UnixMilli(), 10)+".4.5.6.l")
+	fields.Set("c", strconv.FormatInt(env.ts.now().Add(time.Hour).UnixMilli(), 10)+".4.5.6.l.a")
 	answered := cl.get("/study/answer?"+fields.Encode(), false).Body.String()
 	if got, ok := shownDue(t, answered); !ok || got != (progress.Due{New: 4, Learning: 5, Review: 6}) {
 		t.Errorf("the plain answer page shows %+v (%v), want the counts carried", got, ok)
@@ -335,15 +336,32 @@ func TestStudyCountsFall(t *testing.T) {
 func TestShownCounts(t *testing.T) {
 	end := time.Date(2026, 5, 2, 4, 0, 0, 0, time.UTC)
 	now := end.Add(-time.Hour)
-	s := shownCounts{due: progress.Due{New: 3, Learning: 1, Review: 12}, kind: views.CountReview, dayEnds: end}
-	back, ok := parseCarried(s.carried())
-	if !ok || back.due != s.due || back.kind != s.kind || !back.dayEnds.Equal(end) {
+	deck := store.Scope{Deck: "v1-36-sig-node"}
+	s := shownCounts{due: progress.Due{New: 3, Learning: 1, Review: 12}, kind: views.CountReview, dayEnds: end, scope: deck}
+	same := func(a, b shownCounts) bool {
+		return a.due == b.due && a.kind == b.kind && a.dayEnds.Equal(b.dayEnds) && a.scope == b.scope
+	}
+	back, ok := parseCarried(s.carried(), deck)
+	if !ok || !same(back, s) {
 		t.Fatalf("carried %q read back as %+v, %v", s.carried(), back, ok)
 	}
-	for _, bad := range []string{"", "x", "1.2.3.4", "1.2.3.4.n.5", "0.1.1.1.n", "-5.1.1.1.n", "1.01.1.1.n", "1.1.+1.1.n",
-		"1.1.1.99999999999.n", "1.1.1.1.q", "1.1.1.1.", "1. 1.1.1.n"} {
-		if _, ok := parseCarried(bad); ok {
+	for _, bad := range []string{"", "x", "1.2.3.4", "1.2.3.4.n", "1.2.3.4.n.5", "0.1.1.1.n.a", "-5.1.1.1.n.a", "1.01.1.1.n.a", "1.1.+1.1.n.a",
+		"1.1.1.99999999999.n.a", "1.1.1.1.q.a", "1.1.1.1..a", "1. 1.1.1.n.a", "1.1.1.1.n.a.a"} {
+		if _, ok := parseCarried(bad, store.Scope{}); ok {
 			t.Errorf("parseCarried(%q) accepted", bad)
+		}
+	}
+	// Each page carries its own counts: those of another page are
+	// refused. A card of none of the counts (an extra review) is carried
+	// as such.
+	pages := []store.Scope{{}, deck, {Deck: "v1-35-sig-node"}, {Group: 7}, {Group: 70}}
+	for _, from := range pages {
+		c := s
+		c.scope, c.kind = from, ""
+		for _, to := range pages {
+			if back, ok := parseCarried(c.carried(), to); ok != (from == to) || ok && !same(back, c) {
+				t.Errorf("counts of page %+v carried to page %+v: %+v, %v", from, to, back, ok)
+			}
 		}
 	}
 	tests := []struct {
@@ -372,6 +390,9 @@ func TestShownCounts(t *testing.T) {
 				t.Errorf("graded = %+v, %v; want %+v, %v", got, ok, tt.want, tt.wantOK)
 			}
 		})
+	}
+	if _, ok := (shownCounts{dayEnds: end}).graded(store.Recorded{State: fsrs.Review, Due: end.AddDate(0, 0, 1)}, now); ok {
+		t.Error("an extra review graded is not counted again")
 	}
 	if got, ok := (shownCounts{kind: views.CountNew, dayEnds: end}).graded(store.Recorded{State: fsrs.Review, Due: end.AddDate(0, 0, 1)}, now); !ok || got != (progress.Due{}) {
 		t.Errorf("a count carried at 0 goes below it: %+v, %v", got, ok)
@@ -668,3 +689,4 @@ func TestStudyTime(t *testing.T) {
 		}
 	}
 }
+

@@ -1,0 +1,298 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"kubequiz/internal/group"
+	"kubequiz/internal/quiz"
+	"kubequiz/internal/store"
+	"kubequiz/views"
+)
+
+// A group's progress table (member x deck) and its CSV export.
+//
+// Two of their parts are not the group pages' own: the figures that the
+// progress rules define (mastery, mature cards, true retention over 30
+// days), which the statistics pages share, and the spreadsheet-safe CSV
+// writer, which the learner's export shares. The pages take them through
+// the Server's groupSeams: figures gives one member's figures of the
+// group's decks; csv opens a table. Until a figure source is set the
+// table shows "—" for mastery and the export leaves mastery, mature and
+// retention empty; until a writer is set the export answers 501.
+
+// deckFigures are the figures of one member's deck that the progress
+// rules define.
+type deckFigures struct {
+	// Mastered of Cards is the deck's mastery: its cards, unseen ones
+	// included, whose retrievability today is at or above the member's
+	// desired retention.
+	Mastered, Cards int
+	// Mature counts the member's mature cards of the deck.
+	Mature int
+	// Passed of Reviewed is the member's true retention over 30 days: of
+	// the reviews of the deck's cards in review, those rated Hard or
+	// better.
+	Passed, Reviewed int
+}
+
+// figuresOf returns one member's deckFigures at now over the decks
+// deckIDs, by deck id.
+type figuresOf func(ctx context.Context, userID int64, deckIDs []int64, now time.Time) (map[int64]deckFigures, error)
+
+// csvTable is one CSV table being written, a row at a time: each cell by
+// its kind (text cells neutralised where a spreadsheet would read a
+// formula), each row ended with End; Flush writes what is buffered.
+type csvTable interface {
+	Text(s string)
+	Int(n int64)
+	Float(f float64)
+	Time(t time.Time)
+	Empty()
+	End() error
+	Flush() error
+}
+
+// csvOpener opens a csvTable with header on w, with a UTF-8 byte order
+// mark first when bom.
+type csvOpener func(w io.Writer, bom bool, header ...string) csvTable
+
+// groupSeams are the progress figures and the CSV writer the group pages
+// use (see above); nil when not set.
+type groupSeams struct {
+	figures figuresOf
+	csv     csvOpener
+}
+
+// groupProgressColumns is the header of a group's progress export: one row
+// per member and deck, members in the group's order (organizers first,
+// then by login), decks in the group's.
+//
+//	login, display_name  the member's
+//	deck                 the deck's slug
+//	cards_total          the deck's published questions
+//	seen                 those the member has studied (has a card for)
+//	mature               the member's mature cards of the deck
+//	due                  the member's cards of the deck due at the export's time
+//	mastery              mastered cards of all the deck's cards, 0 to 1
+//	retention_30d        true retention over 30 days, 0 to 1; empty without reviews
+//	reviews_7d           the member's reviews of the deck in the last 7 days
+//	last_review          the member's last review in the deck, ISO 8601 in UTC
+var groupProgressColumns = []string{"login", "display_name", "deck", "cards_total", "seen", "mature", "due",
+	"mastery", "retention_30d", "reviews_7d", "last_review"}
+
+// memberFigures returns the figures of the members users over the group's
+// decks, by user id, or nil when no figure source is set.
+func (s *Server) memberFigures(ctx context.Context, g store.Group, users []int64, now time.Time) (map[int64]map[int64]deckFigures, error) {
+	if s.groupSeams.figures == nil {
+		return nil, nil
+	}
+	out := make(map[int64]map[int64]deckFigures, len(users))
+	decks := g.DeckIDs()
+	for _, id := range users {
+		f, err := s.groupSeams.figures(ctx, id, decks, now)
+		if err != nil {
+			return nil, fmt.Errorf("figures of user %d: %w", id, err)
+		}
+		out[id] = f
+	}
+	return out, nil
+}
+
+// groupProgress shows the progress table: to organizers every member's
+// row, to members their own, with the group's averages as
+// group.ProgressViewOf allows.
+func (s *Server) groupProgress(c echo.Context) error {
+	u, _ := currentUser(c)
+	id, err := groupID(c)
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	now := s.now()
+	p, err := s.db.GroupProgress(ctx, id, u.ID, now)
+	if err != nil {
+		return err
+	}
+	show := group.ProgressViewOf(p.Group.Viewer.Role, len(p.Group.Members))
+	users := []int64{u.ID}
+	if show.AllRows || show.Averages {
+		users = users[:0]
+		for _, m := range p.Group.Members {
+			users = append(users, m.User.ID)
+		}
+	}
+	figures, err := s.memberFigures(ctx, p.Group, users, now)
+	if err != nil {
+		return err
+	}
+	v := progressView(p, show, figures, u)
+	return s.render(c, http.StatusOK, views.GroupProgressPage(s.page(c, p.Group.Name+": 進み具合"), v))
+}
+
+// progressView is the progress table as show lets u see it.
+func progressView(p store.GroupProgress, show group.ProgressView, figures map[int64]map[int64]deckFigures, u quiz.User) views.GroupProgressView {
+	g := p.Group
+	v := views.GroupProgressView{ID: g.ID, Name: g.Name, Organizer: group.CanManage(g.Viewer.Role),
+		MinMembers: group.MinMembersForAverages}
+	names := map[int64]string{}
+	for _, m := range g.Members {
+		names[m.User.ID] = m.User.Name()
+	}
+	for _, d := range g.Decks {
+		v.Decks = append(v.Decks, views.ProgressDeck{Title: d.Title, Presenter: names[d.Presenter]})
+	}
+	type sum struct {
+		seen, reviews    float64
+		mastery          float64
+		members, figured int
+	}
+	sums := make([]sum, len(g.Decks))
+	i := 0
+	for _, m := range g.Members {
+		row := views.ProgressRow{Name: m.User.Name(), Self: m.User.ID == u.ID}
+		for j, d := range g.Decks {
+			r := p.Rows[i]
+			i++
+			f, known := figures[m.User.ID][d.ID]
+			cell := views.ProgressCell{Seen: strconv.Itoa(r.Seen), Total: strconv.Itoa(r.Total), Mastery: "—",
+				Reviews: strconv.Itoa(r.RecentReviews), Presenter: d.Presenter == m.User.ID}
+			if known && f.Cards > 0 {
+				cell.Mastery = percent(float64(f.Mastered) / float64(f.Cards))
+				sums[j].mastery += float64(f.Mastered) / float64(f.Cards)
+				sums[j].figured++
+			}
+			if !r.LastReview.IsZero() {
+				cell.LastDay = r.LastReview.In(userLocation(m.User)).Format("1/2")
+			}
+			sums[j].seen += float64(r.Seen)
+			sums[j].reviews += float64(r.RecentReviews)
+			sums[j].members++
+			if show.AllRows || m.User.ID == u.ID {
+				row.Cells = append(row.Cells, cell)
+			}
+		}
+		if show.AllRows || m.User.ID == u.ID {
+			v.Rows = append(v.Rows, row)
+		}
+	}
+	if show.Averages {
+		v.Averages = make([]views.ProgressCell, len(g.Decks))
+		for j, d := range g.Decks {
+			s := sums[j]
+			n := float64(max(s.members, 1))
+			cell := views.ProgressCell{Seen: strconv.FormatFloat(s.seen/n, 'f', 1, 64), Total: strconv.Itoa(d.Questions),
+				Mastery: "—", Reviews: strconv.FormatFloat(s.reviews/n, 'f', 1, 64)}
+			if s.figured == s.members && s.members > 0 {
+				cell.Mastery = percent(s.mastery / float64(s.figured))
+			}
+			v.Averages[j] = cell
+		}
+	}
+	return v
+}
+
+// percent writes a share as a whole percentage: "45%".
+func percent(r float64) string { return strconv.Itoa(int(r*100+0.5)) + "%" }
+
+// groupExport streams the group's progress as CSV, for organizers only
+// (members get a 403, outsiders a 404): one row per member and deck
+// (groupProgressColumns), with a UTF-8 byte order mark for Excel when
+// bom=1.
+func (s *Server) groupExport(c echo.Context) error {
+	u, _ := currentUser(c)
+	id, err := groupID(c)
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	now := s.now()
+	bom := c.QueryParam("bom") == "1"
+	var (
+		table   csvTable
+		figures map[int64]deckFigures
+		member  int64
+	)
+	// The response starts with the first row: a refusal before it is
+	// still the error handler's page.
+	start := func() {
+		h := c.Response().Header()
+		h.Set(echo.HeaderContentType, "text/csv; charset=utf-8")
+		h.Set(echo.HeaderContentDisposition, fmt.Sprintf(`attachment; filename="group-%d-progress.csv"`, id))
+		c.Response().WriteHeader(http.StatusOK)
+		table = s.groupSeams.csv(c.Response(), bom, groupProgressColumns...)
+	}
+	errNoWriter := echo.NewHTTPError(http.StatusNotImplemented)
+	err = s.db.GroupExport(ctx, id, u.ID, now, func(r store.GroupExportRow) error {
+		if s.groupSeams.csv == nil {
+			return errNoWriter // after the store has checked who asks
+		}
+		if table == nil {
+			start()
+		}
+		if r.Member.User.ID != member && s.groupSeams.figures != nil {
+			f, err := s.groupSeams.figures(ctx, r.Member.User.ID, r.DeckIDs, now)
+			if err != nil {
+				return fmt.Errorf("figures of user %d: %w", r.Member.User.ID, err)
+			}
+			figures = f
+		}
+		member = r.Member.User.ID
+		writeProgressRow(table, r, figures)
+		return table.End()
+	})
+	if err != nil {
+		if table != nil {
+			// The response has begun: it can only be cut short.
+			s.log.ErrorContext(ctx, "group export failed", "group_id", id, "err", err)
+			return nil
+		}
+		return err
+	}
+	if table == nil {
+		if s.groupSeams.csv == nil {
+			return errNoWriter
+		}
+		start()
+	}
+	if err := table.Flush(); err != nil {
+		s.log.ErrorContext(ctx, "group export failed", "group_id", id, "err", err)
+	}
+	return nil
+}
+
+// writeProgressRow writes one member's row of one deck; figures are the
+// member's, or nil when not known.
+func writeProgressRow(t csvTable, row store.GroupExportRow, figures map[int64]deckFigures) {
+	m, d, r := row.Member, row.Deck, row.Progress
+	t.Text(m.User.Login)
+	t.Text(m.User.DisplayName)
+	t.Text(d.Slug)
+	t.Int(int64(r.Total))
+	t.Int(int64(r.Seen))
+	f, known := figures[d.ID]
+	if known {
+		t.Int(int64(f.Mature))
+	} else {
+		t.Empty()
+	}
+	t.Int(int64(r.Due))
+	if known && f.Cards > 0 {
+		t.Float(float64(f.Mastered) / float64(f.Cards))
+	} else {
+		t.Empty()
+	}
+	if known && f.Reviewed > 0 {
+		t.Float(float64(f.Passed) / float64(f.Reviewed))
+	} else {
+		t.Empty()
+	}
+	t.Int(int64(r.RecentReviews))
+	t.Time(r.LastReview)
+}
