@@ -13,6 +13,7 @@ import (
 
 	"kubequiz/internal/fsrs"
 	"kubequiz/internal/group"
+	"kubequiz/internal/progress"
 	"kubequiz/internal/quiz"
 )
 
@@ -554,6 +555,63 @@ func TestGroupStudyScope(t *testing.T) {
 	}
 }
 
+// TestGroupStudyCounts: the counts of a group's study page are of the
+// group's decks, subscribed or not, and of no other deck; each page's
+// counts are kept apart; one outside the group has none.
+func TestGroupStudyCounts(t *testing.T) {
+	f := newGroupFixture(t)
+	ctx := context.Background()
+	bob := learner(t, f.db, f.bob)
+	subscribe(t, f.db, f.bob, "d3") // no deck of the group; bob subscribes to all three
+	counts := func(scope Scope, at time.Time) progress.Due {
+		t.Helper()
+		d, err := f.db.StudyCounts(ctx, bob, scope, at)
+		if err != nil {
+			t.Fatalf("StudyCounts(%+v): %v", scope, err)
+		}
+		return d
+	}
+	for _, tt := range []struct {
+		scope Scope
+		want  progress.Due
+	}{
+		{Scope{Group: f.id}, progress.Due{New: 6}},
+		{Scope{}, progress.Due{New: 9}},
+		{Scope{Deck: "d1"}, progress.Due{New: 3}},
+		{Scope{Deck: "d3"}, progress.Due{New: 3}},
+		{Scope{Group: f.id}, progress.Due{New: 6}}, // kept, and apart from the others
+	} {
+		if got := counts(tt.scope, f.now); got != tt.want {
+			t.Errorf("counts of %+v = %+v, want %+v", tt.scope, got, tt.want)
+		}
+	}
+	// A card graded Again on the group's page: one new card fewer and one
+	// learning card more there and on every subscribed deck's page,
+	// nothing changed on the page of d3.
+	n, err := f.db.NextCardIn(ctx, bob, Scope{Group: f.id}, f.now)
+	if err != nil || !n.Found {
+		t.Fatalf("NextCardIn = %+v, %v", n, err)
+	}
+	if _, err := f.db.RecordReview(ctx, Review{UserID: f.bob, QuestionID: n.Card.Question.ID, RequestID: reqID(1), Rating: fsrs.Again,
+		Response: quiz.Response{Choice: 1}, Scope: Scope{Group: f.id}, At: f.now}); err != nil {
+		t.Fatal(err)
+	}
+	at := f.now.Add(time.Second)
+	if got := counts(Scope{Group: f.id}, at); got != (progress.Due{New: 5, Learning: 1}) {
+		t.Errorf("after a grade on the group's page: %+v", got)
+	}
+	if got := counts(Scope{}, at); got != (progress.Due{New: 8, Learning: 1}) {
+		t.Errorf("after a grade on the group's page, every subscribed deck: %+v", got)
+	}
+	if got := counts(Scope{Deck: "d3"}, at); got != (progress.Due{New: 3}) {
+		t.Errorf("after a grade on the group's page, d3: %+v", got)
+	}
+	carol := learner(t, f.db, f.carol)
+	if _, err := f.db.StudyCounts(ctx, carol, Scope{Group: f.id}, f.now); !errors.Is(err, quiz.ErrNotFound) {
+		t.Errorf("an outsider's counts of the group: %v", err)
+	}
+}
+
 // meetupFixture is a learner, bob, with cards in review in d1 (a group
 // deck) and d3 (no group's), none of them due, each last reviewed a week
 // before now with a stability of 7 days and due tomorrow: FSRS puts their
@@ -725,6 +783,9 @@ func TestGroupQueryPlans(t *testing.T) {
 	}{
 		{"queue, a group", queueGroupQuery, []any{1, 0, 7, 0, noCursor}, []string{"cards_user_learning_due (user_id=? AND due<?)",
 			"cards_user_review_due (user_id=? AND due<?)", "questions_deck_status (deck_id=? AND status=? AND position>?)"}},
+		{"cards due today, a group", dueBeforeGroupQuery, []any{1, 0, 7}, []string{"cards_user_learning_due (user_id=? AND due<?)",
+			"cards_user_review_due (user_id=? AND due<?)"}},
+		{"new cards left today, a group", newLeftGroupQuery, []any{1, 0, 7, 0, noCursor, 20}, []string{"questions_deck_status (deck_id=? AND status=? AND position>?)"}},
 		{"meetup decks", meetupDecksQuery, []any{1, 0}, []string{"study_group_members_mode (user_id=?)"}},
 		{"extra review candidates", extraCandidatesQuery, []any{1, 0, 0, 0, noCursor, "[1]"}, []string{"cards_user_review_due (user_id=? AND due>?)"}},
 		{"extra review candidates, a group", extraCandidatesGroupQuery, []any{1, 0, 7, 0, noCursor, "[1]"}, []string{"cards_user_review_due (user_id=? AND due>?)"}},

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"kubequiz/internal/fsrs"
+	"kubequiz/internal/group"
 	"kubequiz/internal/progress"
 	"kubequiz/internal/quiz"
 	"kubequiz/internal/store"
@@ -690,3 +692,142 @@ func TestStudyTime(t *testing.T) {
 	}
 }
 
+// TestGroupStudyCountsAndUndo: a study group's page counts the cards left
+// today in the group's decks only, and its forms carry them as the
+// group's; an undo from the group's page puts the card back on that page,
+// through htmx and without script, unless the grade was of a deck the
+// group does not study.
+func TestGroupStudyCountsAndUndo(t *testing.T) {
+	env := newGroupEnv(t)
+	ctx := context.Background()
+	mia := env.mia
+	for _, slug := range []string{"v1-36-sig-node", "v1-35-sig-node"} {
+		mia.post("/decks/"+slug+"/subscription", url.Values{"subscribed": {"1"}}, true)
+	}
+	// Group N studies v1-36-sig-node alone; mia is its member.
+	_, hash, err := newToken()
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := env.ts.db.CreateGroup(ctx, env.olga.user.ID, store.NewGroup{
+		Group:  group.Group{Name: "ノードの会", Release: "1.36", Decks: []string{"v1-36-sig-node"}},
+		Invite: store.GroupInvite{Hash: hash},
+	}, env.now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := env.ts.db.JoinGroup(ctx, hash, mia.user.ID, env.now); err != nil {
+		t.Fatal(err)
+	}
+	gid := strconv.FormatInt(id, 10)
+	groupPage := "/study/group/" + gid
+	counts := func(scope store.Scope) progress.Due {
+		t.Helper()
+		d, err := env.ts.db.StudyCounts(ctx, mia.user, scope, env.now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	node := counts(store.Scope{Deck: "v1-36-sig-node"})
+	if all := counts(store.Scope{}); all.New <= node.New {
+		t.Fatalf("every subscribed deck has %+v, the group's deck %+v: nothing to tell apart", all, node)
+	}
+
+	page := mia.get(groupPage, false).Body.String()
+	shown := mustShownDue(t, page)
+	if shown != node || counts(store.Scope{Group: id}) != node {
+		t.Errorf("the group's page shows %+v, the store counts %+v for the group; want its deck's %+v",
+			shown, counts(store.Scope{Group: id}), node)
+	}
+	f := hiddenFields(page)
+	if f.Get("g") != gid || f.Get("d") != "" || !strings.HasSuffix(f.Get("c"), ".g"+gid) {
+		t.Errorf("the group's answer form: %v", f)
+	}
+	if _, err := env.ts.db.StudyCounts(ctx, env.otto.user, store.Scope{Group: id}, env.now); !errors.Is(err, group.ErrNotMember) {
+		t.Errorf("counts of a group for one outside it: %v, want ErrNotMember", err)
+	}
+
+	// A grade on the group's page: the counts of the next card are the
+	// group's, less the card graded; the undo offered carries the group.
+	next := gradeShown(t, mia, answerShown(t, mia, mia.get(groupPage, true).Body.String()), fsrs.Again)
+	after := mustShownDue(t, next)
+	if want := counts(store.Scope{Group: id}); after != want || after.New != node.New-1 || after.Learning != node.Learning+1 {
+		t.Errorf("after a grade Again the group's page shows %+v, the store counts %+v (from %+v)", after, want, node)
+	}
+	if hiddenFields(next).Get("g") != gid {
+		t.Errorf("the next card's form leaves the group: %v", hiddenFields(next))
+	}
+	undo := undoFields(t, next)
+	if undo.Get("g") != gid || undo.Get("d") != "" {
+		t.Fatalf("the undo form: %v", undo)
+	}
+	rec := mia.post("/study/undo", undo, true)
+	undone := rec.Body.String()
+	if rec.Code != http.StatusOK || !strings.Contains(undone, msgUndone) {
+		t.Fatalf("undo = %d: %.1500s", rec.Code, undone)
+	}
+	uf := hiddenFields(undone)
+	if uf.Get("g") != gid || uf.Get("d") != "" || !strings.HasSuffix(uf.Get("c"), ".g"+gid) {
+		t.Errorf("the undone card is not on the group's page: %v", uf)
+	}
+	if got := mustShownDue(t, undone); got != node {
+		t.Errorf("after the undo the group's page shows %+v, want %+v", got, node)
+	}
+
+	// Without script: graded again, the plain undo goes back to the
+	// group's page, which puts the card again.
+	grade := hiddenFields(answerShown(t, mia, undone))
+	grade.Set("rating", "3")
+	if rec := mia.post("/study/grade", grade, false); rec.Code != http.StatusSeeOther || !strings.HasPrefix(rec.Header().Get("Location"), groupPage+"?graded=") {
+		t.Fatalf("plain grade = %d to %q", rec.Code, rec.Header().Get("Location"))
+	}
+	back := groupPage + "?undone=" + uf.Get("q")
+	if rec := mia.post("/study/undo", url.Values{"g": {gid}}, false); rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != back {
+		t.Fatalf("plain undo = %d to %q, want 303 to %s", rec.Code, rec.Header().Get("Location"), back)
+	}
+	page = mia.get(back, false).Body.String()
+	pf := hiddenFields(page)
+	if pf.Get("q") != uf.Get("q") || pf.Get("g") != gid || !strings.Contains(page, msgUndone) || !strings.Contains(page, "<!doctype html>") {
+		t.Errorf("the group's page after a plain undo: %v: %.2000s", pf, page)
+	}
+	if got := mustShownDue(t, page); got != node {
+		t.Errorf("the group's page after a plain undo shows %+v, want %+v", got, node)
+	}
+	// Someone outside the group gets no card of it by its undo page.
+	if rec := env.otto.get(back, false); rec.Code != http.StatusNotFound {
+		t.Errorf("otto opens the group's undo page: %d, want 404", rec.Code)
+	}
+
+	// A grade of a deck the group does not study, taken back from the
+	// group's page: the card comes back on its deck's page.
+	other := mia.get("/study/v1-35-sig-node", true).Body.String()
+	gradeShown(t, mia, answerShown(t, mia, other), fsrs.Good)
+	rec = mia.post("/study/undo", url.Values{"g": {gid}}, true)
+	if of := hiddenFields(rec.Body.String()); rec.Code != http.StatusOK || of.Get("d") != "v1-35-sig-node" || of.Get("g") != "" {
+		t.Errorf("undo from the group's page of another deck's grade = %d, form %v", rec.Code, of)
+	}
+	for _, bad := range []url.Values{{"g": {"x"}}, {"g": {"0"}}, {"g": {gid}, "d": {"v1-36-sig-node"}}} {
+		if rec := mia.post("/study/undo", bad, true); rec.Code != http.StatusBadRequest {
+			t.Errorf("undo with %v = %d, want 400", bad, rec.Code)
+		}
+	}
+}
+
+// undoFields are the fields of the undo form in body.
+func undoFields(t *testing.T, body string) url.Values {
+	t.Helper()
+	i := strings.Index(body, `action="/study/undo"`)
+	if i < 0 {
+		t.Fatalf("no undo form: %.1500s", body)
+	}
+	body = body[i:]
+	body = body[:strings.Index(body, "</form>")]
+	f := url.Values{}
+	for _, m := range hiddenRe.FindAllStringSubmatch(body, -1) {
+		if m[1] != csrfFormField {
+			f.Set(m[1], m[2])
+		}
+	}
+	return f
+}

@@ -857,8 +857,9 @@ func TestShuffle(t *testing.T) {
 }
 
 // TestHomeNextStep checks that the home page leads somewhere: signed in
-// without a deck to the decks; signed out to sign-in and registration, and
-// each deck to its card on the decks page.
+// without a deck to the decks, and to the study groups and the statistics;
+// signed out to sign-in and registration, and each deck to its card on the
+// decks page.
 func TestHomeNextStep(t *testing.T) {
 	env := newStudyEnv(t)
 	tests := []struct {
@@ -866,7 +867,8 @@ func TestHomeNextStep(t *testing.T) {
 		cl   studyClient
 		want []string
 	}{
-		{"signed in", env.alice, []string{`<a href="/decks" role="button">`, "購読しているデッキがありません"}},
+		{"signed in", env.alice, []string{`<a href="/decks" role="button">`, "購読しているデッキがありません",
+			`<a href="/groups" role="button"`, `<a href="/stats" role="button"`}},
 		{"signed out", studyClient{t: t, ts: env.ts}, []string{`<a href="/login" role="button">`, `<a href="/register" role="button"`, `<a href="/decks#deck-v1-36-sig-node">`}},
 	}
 	for _, tt := range tests {
@@ -879,6 +881,11 @@ func TestHomeNextStep(t *testing.T) {
 				if !strings.Contains(rec.Body.String(), want) {
 					t.Errorf("home page lacks %s", want)
 				}
+			}
+			// Each sees the other's way on only in the header.
+			if guest := tt.cl.session == ""; strings.Contains(rec.Body.String(), `<a href="/groups" role="button"`) == guest ||
+				strings.Contains(rec.Body.String(), `<a href="/login" role="button">`) != guest {
+				t.Error("home page shows another's next step")
 			}
 			// The deck's title already names its release and SIG.
 			if strings.Contains(rec.Body.String(), "v1.36 · SIG-Node") {
