@@ -3,7 +3,10 @@ package web
 import (
 	"context"
 	"encoding/csv"
+	"io"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strconv"
@@ -12,6 +15,7 @@ import (
 	"time"
 
 	"kubequiz/internal/export"
+	"kubequiz/internal/quiz"
 )
 
 // TestExportPages: a learner's reviews.csv and cards.csv hold, row for
@@ -124,5 +128,55 @@ func TestExportPages(t *testing.T) {
 		if rec.Code != http.StatusSeeOther || !strings.HasPrefix(rec.Header().Get("Location"), "/login?next=") {
 			t.Errorf("signed out %s = %d to %q", path, rec.Code, rec.Header().Get("Location"))
 		}
+	}
+}
+
+// TestExportOutlivesWriteTimeout downloads a large reviews.csv slowly
+// from a real HTTP server whose write timeout is far shorter than the
+// download: every row arrives, as the export lifts the deadline that
+// pages keep.
+func TestExportOutlivesWriteTimeout(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes and reads 100,000 reviews")
+	}
+	env := newStudyEnv(t)
+	ctx := context.Background()
+	env.alice.post("/decks/v1-36-sig-node/subscription", url.Values{"subscribed": {"1"}}, false)
+	const n = 100_000
+	ids := []int64{env.q["typed"], env.q["single"]}
+	answers := []quiz.Response{{Choice: -1, Texts: []string{"TieredReservation"}}, {Choice: 2}}
+	if err := env.ts.db.BulkReviews(ctx, env.alice.user.ID, ids, answers, n, time.Now().Add(-400*24*time.Hour), time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	hs := HTTPServer(env.ts.Server, slog.New(slog.DiscardHandler))
+	hs.WriteTimeout = 50 * time.Millisecond
+	srv := httptest.NewUnstartedServer(hs.Handler)
+	srv.Config = hs
+	srv.Start()
+	defer srv.Close()
+
+	req, err := http.NewRequest(http.MethodGet, srv.URL+"/export/reviews.csv", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.AddCookie(&http.Cookie{Name: sessionCookie, Value: env.alice.session})
+	res, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	// Read slowly at first, past the write timeout.
+	first := make([]byte, 4096)
+	if _, err := io.ReadFull(res.Body, first); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(4 * hs.WriteTimeout)
+	rest, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatalf("the download was cut off after %d bytes: %v", len(first)+len(rest), err)
+	}
+	rows, err := csv.NewReader(strings.NewReader(string(first) + string(rest))).ReadAll()
+	if err != nil || len(rows) != n+1 {
+		t.Fatalf("%d rows (%v); want a header and %d", len(rows), err, n)
 	}
 }
