@@ -2053,7 +2053,7 @@ func exportSection() templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 176, "<section aria-labelledby=\"export-heading\" id=\"export\"><h2 id=\"export-heading\">データの書き出し</h2><p>自分の学習記録を CSV ファイルで書き出せます。</p><ul><li><a href=\"/export/reviews.csv\" download>復習の記録 (reviews.csv)</a></li><li><a href=\"/export/cards.csv\" download>カードの状態 (cards.csv)</a></li></ul></section>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 176, "<section aria-labelledby=\"export-heading\" id=\"export\"><h2 id=\"export-heading\">データの書き出し</h2><p>自分の学習記録を CSV ファイルで書き出せます。Excel で開くときは「Excel 用」を選んでください (日本語が文字化けしません)。</p><ul><li><a href=\"/export/reviews.csv\" download>復習の記録 (reviews.csv)</a> · <a href=\"/export/reviews.csv?bom=1\" download>Excel 用</a></li><li><a href=\"/export/cards.csv\" download>カードの状態 (cards.csv)</a> · <a href=\"/export/cards.csv?bom=1\" download>Excel 用</a></li></ul></section>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -3,29 +3,23 @@ package web
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
+	"kubequiz/internal/csvx"
 	"kubequiz/internal/group"
 	"kubequiz/internal/quiz"
 	"kubequiz/internal/store"
 	"kubequiz/views"
 )
 
-// A group's progress table (member x deck) and its CSV export.
-//
-// Two of their parts are not the group pages' own: the figures that the
-// progress rules define (mastery, mature cards, true retention over 30
-// days), which the statistics pages share, and the spreadsheet-safe CSV
-// writer, which the learner's export shares. The pages take them through
-// the Server's groupSeams: figures gives one member's figures of the
-// group's decks; csv opens a table. Until a figure source is set the
-// table shows "—" for mastery and the export leaves mastery, mature and
-// retention empty; until a writer is set the export answers 501.
+// A group's progress table (member x deck) and its CSV export. Mastery,
+// mature cards and true retention are the progress rules' figures
+// (store.Stats, defined once in internal/progress, as /stats shows them);
+// the export is written through csvx, as the learner's own.
 
 // deckFigures are the figures of one member's deck that the progress
 // rules define.
@@ -44,30 +38,16 @@ type deckFigures struct {
 
 // figuresOf returns one member's deckFigures at now over the decks
 // deckIDs, by deck id.
-type figuresOf func(ctx context.Context, userID int64, deckIDs []int64, now time.Time) (map[int64]deckFigures, error)
-
-// csvTable is one CSV table being written, a row at a time: each cell by
-// its kind (text cells neutralised where a spreadsheet would read a
-// formula), each row ended with End; Flush writes what is buffered.
-type csvTable interface {
-	Text(s string)
-	Int(n int64)
-	Float(f float64)
-	Time(t time.Time)
-	Empty()
-	End() error
-	Flush() error
-}
-
-// csvOpener opens a csvTable with header on w, with a UTF-8 byte order
-// mark first when bom.
-type csvOpener func(w io.Writer, bom bool, header ...string) csvTable
-
-// groupSeams are the progress figures and the CSV writer the group pages
-// use (see above); nil when not set.
-type groupSeams struct {
-	figures figuresOf
-	csv     csvOpener
+func (s *Server) figuresOf(ctx context.Context, userID int64, deckIDs []int64, now time.Time) (map[int64]deckFigures, error) {
+	st, err := s.db.Stats(ctx, userID, deckIDs, now)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[int64]deckFigures, len(st.Decks))
+	for _, d := range st.Decks {
+		out[d.ID] = deckFigures{Mastered: d.Mastered, Cards: d.Total, Mature: d.Mature, Passed: d.Retention.Part, Reviewed: d.Retention.Whole}
+	}
+	return out, nil
 }
 
 // groupProgressColumns is the header of a group's progress export: one row
@@ -88,15 +68,12 @@ var groupProgressColumns = []string{"login", "display_name", "deck", "cards_tota
 	"mastery", "retention_30d", "reviews_7d", "last_review"}
 
 // memberFigures returns the figures of the members users over the group's
-// decks, by user id, or nil when no figure source is set.
+// decks, by user id.
 func (s *Server) memberFigures(ctx context.Context, g store.Group, users []int64, now time.Time) (map[int64]map[int64]deckFigures, error) {
-	if s.groupSeams.figures == nil {
-		return nil, nil
-	}
 	out := make(map[int64]map[int64]deckFigures, len(users))
 	decks := g.DeckIDs()
 	for _, id := range users {
-		f, err := s.groupSeams.figures(ctx, id, decks, now)
+		f, err := s.figuresOf(ctx, id, decks, now)
 		if err != nil {
 			return nil, fmt.Errorf("figures of user %d: %w", id, err)
 		}
@@ -215,7 +192,7 @@ func (s *Server) groupExport(c echo.Context) error {
 	now := s.now()
 	bom := c.QueryParam("bom") == "1"
 	var (
-		table   csvTable
+		table   *csvx.Writer
 		figures map[int64]deckFigures
 		member  int64
 	)
@@ -226,18 +203,14 @@ func (s *Server) groupExport(c echo.Context) error {
 		h.Set(echo.HeaderContentType, "text/csv; charset=utf-8")
 		h.Set(echo.HeaderContentDisposition, fmt.Sprintf(`attachment; filename="group-%d-progress.csv"`, id))
 		c.Response().WriteHeader(http.StatusOK)
-		table = s.groupSeams.csv(c.Response(), bom, groupProgressColumns...)
+		table = csvx.NewWriter(c.Response(), csvx.Options{BOM: bom}, groupProgressColumns...)
 	}
-	errNoWriter := echo.NewHTTPError(http.StatusNotImplemented)
 	err = s.db.GroupExport(ctx, id, u.ID, now, func(r store.GroupExportRow) error {
-		if s.groupSeams.csv == nil {
-			return errNoWriter // after the store has checked who asks
-		}
 		if table == nil {
 			start()
 		}
-		if r.Member.User.ID != member && s.groupSeams.figures != nil {
-			f, err := s.groupSeams.figures(ctx, r.Member.User.ID, r.DeckIDs, now)
+		if r.Member.User.ID != member {
+			f, err := s.figuresOf(ctx, r.Member.User.ID, r.DeckIDs, now)
 			if err != nil {
 				return fmt.Errorf("figures of user %d: %w", r.Member.User.ID, err)
 			}
@@ -256,9 +229,6 @@ func (s *Server) groupExport(c echo.Context) error {
 		return err
 	}
 	if table == nil {
-		if s.groupSeams.csv == nil {
-			return errNoWriter
-		}
 		start()
 	}
 	if err := table.Flush(); err != nil {
@@ -268,8 +238,8 @@ func (s *Server) groupExport(c echo.Context) error {
 }
 
 // writeProgressRow writes one member's row of one deck; figures are the
-// member's, or nil when not known.
-func writeProgressRow(t csvTable, row store.GroupExportRow, figures map[int64]deckFigures) {
+// member's.
+func writeProgressRow(t *csvx.Writer, row store.GroupExportRow, figures map[int64]deckFigures) {
 	m, d, r := row.Member, row.Deck, row.Progress
 	t.Text(m.User.Login)
 	t.Text(m.User.DisplayName)

@@ -114,6 +114,9 @@ func (s *Server) routeTable() []route {
 
 		// The learner's progress: stats.go.
 		{get, "/stats", members, s.statsPage, ""},
+		// The learner's own data as CSV: export.go.
+		{get, "/export/reviews.csv", members, s.exportReviews, ""},
+		{get, "/export/cards.csv", members, s.exportCards, ""},
 
 		// A feature's stages over every stored document, which the study
 		// feedback links (features.go).

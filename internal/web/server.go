@@ -60,9 +60,6 @@ type Server struct {
 	formLeadsTo map[string]string
 	// buffers are the render buffers kept for reuse (render.go).
 	buffers sync.Pool
-	// groupSeams are the progress figures and the CSV writer of the
-	// group pages (groups_progress.go).
-	groupSeams groupSeams
 
 	// Background work (changelog parse jobs, the session purge) runs under
 	// bg and is waited for by Close.
