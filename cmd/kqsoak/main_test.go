@@ -429,10 +429,12 @@ func TestStartServer(t *testing.T) {
 		return path
 	}
 	ctx := context.Background()
+	// The log line comes before the addresses: once they are read, the
+	// test stops the server, whose trap would cut a later line short.
 	good := script("good", `trap 'echo stopping >&2; exit 0' TERM
+echo "level=INFO msg=serving args=\"$*\" env=${KUBEQUIZ_DB:-none}" >&2
 echo "kubequiz is listening on http://127.0.0.1:4321/"
 echo "metrics are served on http://127.0.0.1:4322/metrics"
-echo "level=INFO msg=serving args=\"$*\" env=${KUBEQUIZ_DB:-none}" >&2
 while :; do sleep 0.05; done
 `)
 	t.Setenv("KUBEQUIZ_DB", "elsewhere.db")
