@@ -132,18 +132,33 @@ func TestProgressInBrowser(t *testing.T) {
 	step("U on the feedback", chromedp.KeyEvent("u"), chromedp.Sleep(300*time.Millisecond),
 		until("the feedback, still", `!!document.querySelector('#study form.study-grade')`))
 
-	// The statistics page and the exports, where this server has them.
+	// The statistics page, and both exports downloaded as the page's
+	// links do: a header and a row for each review and card the store
+	// holds of the learner (the undone review gone, its second grade
+	// there).
+	rows := map[string]int{}
+	for _, err := range env.ts.db.ExportReviews(context.Background(), env.alice.user.ID) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows["/export/reviews.csv"]++
+	}
+	for _, err := range env.ts.db.ExportCards(context.Background(), env.alice.user.ID, time.Now()) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows["/export/cards.csv"]++
+	}
+	if rows["/export/cards.csv"] != 10 {
+		t.Errorf("the store holds %d cards of the learner, want 10", rows["/export/cards.csv"])
+	}
 	for _, page := range []struct{ path, head string }{
 		{"/stats", ""},
 		{"/export/reviews.csv", "reviewed_at"},
 		{"/export/cards.csv", "deck"},
 	} {
-		res := journeyEval[[]string](t, ctx, `fetch(`+jsString(page.path)+`).then(async r => [String(r.status), r.headers.get('content-type') || '', (await r.text()).slice(0, 200)])`, chromedp.EvalAwaitPromise)
-		if res[0] == strconv.Itoa(http.StatusNotFound) {
-			t.Logf("%s: absent from this server (404)", page.path)
-			continue
-		}
-		if res[0] != "200" {
+		res := journeyEval[[]string](t, ctx, `fetch(`+jsString(page.path)+`).then(async r => { const text = await r.text(); return [String(r.status), r.headers.get('content-type') || '', text.slice(0, 200), String(text.trim().split('\n').length)] })`, chromedp.EvalAwaitPromise)
+		if res[0] != strconv.Itoa(http.StatusOK) {
 			t.Errorf("%s = %s", page.path, res[0])
 			continue
 		}
@@ -152,8 +167,11 @@ func TestProgressInBrowser(t *testing.T) {
 			shows(t, ctx, "the statistics page's heading", `!!document.querySelector('main h1')`)
 			continue
 		}
-		if !strings.HasPrefix(strings.TrimPrefix(res[2], "\ufeff"), page.head) {
-			t.Errorf("%s starts %q, want the header %s", page.path, res[2], page.head)
+		if !strings.HasPrefix(strings.TrimPrefix(res[2], "\ufeff"), page.head) || !strings.HasPrefix(res[1], "text/csv") {
+			t.Errorf("%s (%s) starts %q, want the header %s", page.path, res[1], res[2], page.head)
+		}
+		if res[3] != strconv.Itoa(rows[page.path]+1) {
+			t.Errorf("%s has %s lines, want a header and %d rows", page.path, res[3], rows[page.path])
 		}
 	}
 	errs := journeyEval[[]string](t, ctx, `window.kqErrors || []`)
