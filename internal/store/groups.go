@@ -13,7 +13,7 @@ import (
 	"kubequiz/internal/quiz"
 )
 
-// This file holds study groups (migration 0020): a group's decks, members
+// This file holds study groups (migration 0018): a group's decks, members
 // and invite link. Every use case checks, in its own transaction, that the
 // user asking is a member (group.ErrNotMember otherwise: to anyone else
 // the group does not exist) and, for what only organizers may do, an
