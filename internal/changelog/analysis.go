@@ -285,8 +285,17 @@ func subjectsOf(sent string, ms []mention, matches []stageMatch, i, prevEnd int,
 		return preferFeatures(out, m.stage)
 	}
 	// 1. The object of "Promoted X to GA": the names in it, else the phrase.
-	if m.obj[0] >= 0 {
+	// Words before the stage that end with a comma ("add the kubeadm
+	// specific, Alpha … feature gate X") describe a subject named after it.
+	if m.obj[0] >= 0 && !(m.after && strings.HasSuffix(strings.TrimSpace(sent[m.obj[0]:m.obj[1]]), ",")) {
 		if c := capable(m.obj[0], m.obj[1]); len(c) > 0 {
+			if len(c) > 1 && adjacentNames(sent, c) {
+				// "Promoted DaemonSet MaxSurge to GA", "Promoted
+				// CronJob's TimeZone support to beta": one name.
+				if p := cleanPhrase(sent[m.obj[0]:m.obj[1]], m.stage); p != "" {
+					return []mention{{name: p, typ: MentionFeature}}
+				}
+			}
 			return completeNames(sent, c, m.obj[0], m.obj[1])
 		}
 		if unnamed {
@@ -389,6 +398,22 @@ func subjectsOf(sent string, ms []mention, matches []stageMatch, i, prevEnd int,
 		return []mention{{name: p, typ: MentionFeature}}
 	}
 	return nil
+}
+
+// adjacentNames reports whether names follow one another with nothing but a
+// space or a possessive between them, as the words of one name do.
+func adjacentNames(sent string, ms []mention) bool {
+	for j := 0; j+1 < len(ms); j++ {
+		if ms[j].end > ms[j+1].start {
+			return false
+		}
+		switch sent[ms[j].end:ms[j+1].start] {
+		case " ", "'s ", "’s ":
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // placeholder reports whether a name stands between braces, a placeholder

@@ -954,6 +954,36 @@ func TestSentenceDefinitions(t *testing.T) {
 	}
 }
 
+// TestEnglishDefinitions: "X is a …", "X allows …" or a "X: …" line defines
+// X only when X is made of words a name has, and a sentence only when it
+// does not point back to another (sentences of the shared release notes
+// and 1.28 CHANGELOG).
+func TestEnglishDefinitions(t *testing.T) {
+	tests := []struct {
+		from, text, term string // term "" when the text defines nothing
+	}{
+		{"1.20 release notes #95719", "There is a new `pv_collector_total_pv_count` metric that counts persistent volumes by the volume plugin name and volume mode.", ""},
+		{"1.26 release notes #112744", "Added a feature that allows a `StatefulSet` to start numbering replicas from an arbitrary non-negative ordinal, using the `.spec.ordinals.start` field.", ""},
+		{"1.20 release notes #94494", "Port mapping now allows the same `containerPort` of different containers to different `hostPort` without naming the mapping explicitly.", ""},
+		{"1.27 release notes #115374", "kubelet allows pods to use the `net.ipv4.ip_local_reserved_ports` sysctl by default and the minimal kernel version is 3.16; Pod Security admission allows this sysctl in v1.27+ versions of the baseline and restricted policies.", ""},
+		{"1.20 release notes #95533", "kube-apiserver now maintains a Lease object to identify itself: \n- The feature is under feature gate `APIServerIdentity`. \n- Two flags are added to kube-apiserver: `identity-lease-duration-seconds`, `identity-lease-renew-interval-seconds`", ""},
+		{"1.18 release notes #88503", "AppProtocol is a new field on Service and Endpoints resources, enabled with the ServiceAppProtocol feature gate.", "AppProtocol"},
+		{"1.28 CHANGELOG", "`ClusterEventWithHint` allows each plugin to filter out more useless events via the callback function named `QueueingHintFn`.", "ClusterEventWithHint"},
+	}
+	for _, tt := range tests {
+		var terms []string
+		for _, c := range definitions(strings.ReplaceAll(tt.text, "`", "")) { // an entry's text is plain
+			terms = append(terms, c.Term)
+		}
+		switch {
+		case tt.term == "" && len(terms) > 0:
+			t.Errorf("%s: %q defines %q, want nothing", tt.from, tt.text, terms)
+		case tt.term != "" && (len(terms) != 1 || terms[0] != tt.term):
+			t.Errorf("%s: %q defines %q, want %q", tt.from, tt.text, terms, tt.term)
+		}
+	}
+}
+
 // TestUpstreamForOneSIG: an upstream CHANGELOG parsed for one SIG leaves
 // out the entries labelled with other SIGs only and keeps those without a
 // label, counting both; an article, which is about one SIG already, keeps

@@ -169,12 +169,12 @@ func definitions(text string) []Concept {
 	var out []Concept
 	lines := strings.Split(text, "\n")
 	for i, l := range lines {
-		if m := reDefLine.FindStringSubmatch(l); m != nil {
+		if m := reDefLine.FindStringSubmatch(l); m != nil && nameWords(m[1]) {
 			desc := m[2] + children(lines, i)
 			out = append(out, Concept{Term: m[1], Description: desc, Source: "definition"})
 			continue
 		}
-		if m := reTermItem.FindStringSubmatch(l); m != nil {
+		if m := reTermItem.FindStringSubmatch(l); m != nil && nameWords(m[2]) {
 			if c := children(lines, i); c != "" {
 				out = append(out, Concept{Term: m[2], Description: strings.TrimSpace(c), Source: "definition"})
 				continue
@@ -200,7 +200,7 @@ func definitions(text string) []Concept {
 					term = reKEPLead.ReplaceAllString(m[1], "")
 				}
 			default:
-				if m := reEnDefines.FindStringSubmatch(sent); m != nil {
+				if m := reEnDefines.FindStringSubmatch(sent); m != nil && enDefinition(m[1], sent) {
 					term = m[1]
 				}
 			}
@@ -210,6 +210,37 @@ func definitions(text string) []Concept {
 		}
 	}
 	return out
+}
+
+// notTermWords are words no name is made of: a sentence that opens with
+// them ("There is a new …", "Note that this is …", "Port mapping now
+// allows …") tells of a change rather than defines its first words.
+var notTermWords = map[string]bool{
+	"there": true, "here": true, "this": true, "that": true, "these": true, "those": true, "it": true,
+	"if": true, "when": true, "once": true, "note": true, "now": true, "also": true, "then": true,
+	"add": true, "adds": true, "added": true, "is": true, "are": true, "was": true, "were": true,
+}
+
+// reBackRef is a word that points back to what an earlier sentence said:
+// "Pod Security admission allows this sysctl …" defines nothing alone.
+var reBackRef = regexp.MustCompile(`(?i)\b(?:this|these|those|such)\b`)
+
+// enDefinition reports whether an English sentence that reads "X is a …"
+// or "X allows …" defines the term X: a term of words a name is made of,
+// in a sentence that does not point back to another.
+func enDefinition(term, sent string) bool {
+	return nameWords(term) && !reBackRef.MatchString(sent)
+}
+
+// nameWords reports whether a term is made of words a name has: "Two
+// flags are added to kube-apiserver: …" names nothing.
+func nameWords(term string) bool {
+	for _, w := range strings.Fields(term) {
+		if notTermWords[strings.ToLower(w)] {
+			return false
+		}
+	}
+	return true
 }
 
 // children returns the lines indented under line i, joined.

@@ -141,17 +141,30 @@ func usableName(name string) (string, bool) {
 		words = words[1:]
 		name = strings.Join(words, " ")
 	}
+	if len(words) > 1 && reTrailVerb.MatchString(words[len(words)-1]) {
+		// "CSIMigrationGCE upgraded to GA": the verb ends the subject.
+		words = words[:len(words)-1]
+		name = strings.Join(words, " ")
+	}
 	if len(words) > 6 {
 		return "", false
 	}
 	if len(words) > 1 {
 		for _, w := range words {
-			if w = strings.Trim(w, "`'\".,:;()"); isFieldPath(w) || apiPath(w) {
+			if w = strings.Trim(w, "`'\".,:;()"); isFieldPath(w) || apiPath(w) || notNameWord[strings.ToLower(w)] {
 				return "", false
 			}
 		}
 	}
 	return name, true
+}
+
+// notNameWord are words no name is made of: a subject with one of them is
+// a piece of a sentence ("Feature gates that graduated …", "Please note
+// that this flag …", "The Kubelet feature gate is now enabled …").
+var notNameWord = map[string]bool{
+	"this": true, "that": true, "these": true, "those": true, "is": true, "are": true, "was": true,
+	"were": true, "into": true, "please": true, "note": true,
 }
 
 // apiPath reports whether a word is a path of the API or of files
@@ -173,7 +186,10 @@ var (
 	// reVersionedKindPath is "group/version/Kind".
 	reVersionedKindPath = regexp.MustCompile(`^([a-z0-9][a-z0-9.-]*/v\d+(?:(?:alpha|beta)\d+)?)/([A-Z][A-Za-z0-9]+)$`)
 	// reLeadVerb is a verb that opens an entry, caught before a name.
-	reLeadVerb = regexp.MustCompile(`^(?:[Bb]ump|[Uu]pdat|[Uu]pgrad|[Aa]dd|[Rr]emov|[Pp]romot|[Gg]raduat|[Dd]eprecat|[Ee]nabl|[Dd]isabl|[Mm]ov|[Ii]ntroduc|[Ii]mplement|[Cc]hang|[Ff]ix|[Rr]enam|[Ss]witch|[Ll]ock)(?:e|es|ed|s|ing)?$`)
+	// reTrailVerb is the past tense of such a verb, which no name ends
+	// with.
+	reTrailVerb = regexp.MustCompile(`^(?:[Bb]ump|[Uu]pdat|[Uu]pgrad|[Aa]dd|[Rr]emov|[Pp]romot|[Gg]raduat|[Dd]eprecat|[Ee]nabl|[Dd]isabl|[Mm]ov|[Ii]ntroduc|[Ii]mplement|[Cc]hang|[Ff]ix|[Rr]enam|[Ss]witch|[Ll]ock)ed$`)
+	reLeadVerb  = regexp.MustCompile(`^(?:[Bb]ump|[Uu]pdat|[Uu]pgrad|[Aa]dd|[Rr]emov|[Pp]romot|[Gg]raduat|[Dd]eprecat|[Ee]nabl|[Dd]isabl|[Mm]ov|[Ii]ntroduc|[Ii]mplement|[Cc]hang|[Ff]ix|[Rr]enam|[Ss]witch|[Ll]ock)(?:e|es|ed|s|ing)?$`)
 )
 
 // splitStage returns the facts one folded event states: its stage, or for

@@ -46,7 +46,8 @@ type stagePattern struct {
 var stagePatterns = []stagePattern{
 	// English: general availability.
 	{re: regexp.MustCompile(`\b(?:promot|graduat|mov)(?:e|ed|es|ing)\b(.*?)\bto\s+(?:ga|stable|general availability|generally available)\b`), stage: StageGA, obj: 1, promo: true, triggers: []string{"ga", "stable", "general"}, need: []string{"promot", "graduat", "mov"}},
-	{re: regexp.MustCompile(`\b(?:is|are|was|were|has been|have been|be)\s+(?:now\s+|also\s+)?(?:in\s+)?(?:ga|generally available|general availability)\b|\b(?:is|are|has been|have been)\s+now\s+stable\b|\bmade\s+stable\b|\breach(?:es|ed)?\s+(?:ga|general availability|stable)\b`), stage: StageGA, promo: true, triggers: []string{"ga", "stable", "general"}},
+	// "was GA'ed in 1.20": the release after the verb's ending is the GA's.
+	{re: regexp.MustCompile(`\b(?:is|are|was|were|has been|have been|be)\s+(?:now\s+|also\s+)?(?:in\s+)?(?:ga(?:['’]e?d)?|generally available|general availability)\b|\b(?:is|are|has been|have been)\s+now\s+stable\b|\bmade\s+stable\b|\breach(?:es|ed)?\s+(?:ga|general availability|stable)\b`), stage: StageGA, promo: true, triggers: []string{"ga", "stable", "general"}},
 	{re: regexp.MustCompile(`\block(?:ed|s)?\s+(?:(.+?)\s+)?(?:to\s+(?:true|enabled|its default|the default|default value|default|on)|on)\b`), stage: StageGA, obj: 1, locked: true, triggers: []string{"lock"}},
 	{re: regexp.MustCompile(`\bunconditionally\s+enabled\b`), stage: StageGA, triggers: []string{"uncondition"}},
 	// A gate that "can no longer be specified" is gone, whatever it is
@@ -172,8 +173,10 @@ var (
 	reReleaseBefore   = regexp.MustCompile(`(?:^|[^\d.])v?1\.(\d+)\s*(?:で|では|から|に|にて|以降で?)?\s*(?:は)?\s*$`)
 	reReleaseBeforeE  = regexp.MustCompile(`(?:^|[^\d.])v?1\.(\d+)\s*(?:で|では|から|に|にて|以降で?)\s*(?:は)?\s*$`)
 	reReleaseAfter    = regexp.MustCompile(`(?i)^\s*(?:\([^)]{0,12}\)\s*)?(?:(?:feature|features|gate|way|back|first|already|originally|previously|as|a|an|the|level|stage)\s+){0,4}?(?:in|as of|since)\s+(?:kubernetes\s+)?v?1\.(\d+)\b`)
-	reAnyRelease      = regexp.MustCompile(`(?:^|[^\d.])v?1\.(\d{1,2})(?:[^\d.]|$)`)
-	reDocFix          = regexp.MustCompile(`\bcomments?\b|\btypos?\b`)
+	// reToEnd ends the text before "be …": "to be deprecated" is a plan.
+	reToEnd      = regexp.MustCompile(`(?i)\bto\s+$`)
+	reAnyRelease = regexp.MustCompile(`(?:^|[^\d.])v?1\.(\d{1,2})(?:[^\d.]|$)`)
+	reDocFix     = regexp.MustCompile(`\bcomments?\b|\btypos?\b`)
 	// reLaterRelease follows a removal that is a plan.
 	reLaterRelease = regexp.MustCompile(`^\s*(?:in|with)\s+(?:a\s+|the\s+)?(?:future|later|subsequent|upcoming|next)\b`)
 	// reRevertTo follows "reverted" that goes back to a behaviour, not
@@ -270,8 +273,8 @@ func findStageMatches(sent, low string, docMinor int) []stageMatch {
 			if p.state && insideParens(before) {
 				continue
 			}
-			if !p.future && p.rel == 0 && futureBefore(tail(before, 40)) {
-				continue
+			if !p.future && p.rel == 0 && (futureBefore(tail(before, 40)) || strings.HasPrefix(low[m[0]:], "be ") && reToEnd.MatchString(before)) {
+				continue // "will be removed", "the soon to be deprecated X"
 			}
 			if reNegAfterJa.MatchString(sent[m[1]:]) && !strings.HasPrefix(sent[m[0]:], "廃止予定") {
 				continue
@@ -320,9 +323,16 @@ func findStageMatches(sent, low string, docMinor int) []stageMatch {
 				}
 				if rm := rb.FindStringSubmatch(tail(before, 16)); rm != nil {
 					sm.release = "1." + rm[1]
-				} else if rm := reReleaseAfter.FindStringSubmatch(sent[m[1]:]); rm != nil {
+				} else if rm := reReleaseAfter.FindStringSubmatch(sent[sm.end:]); rm != nil {
+					// After the statement, or after the object a verb's
+					// clause ends with: "Deprecate X and Y in 1.23.0".
 					sm.release = "1." + rm[1]
 				}
+			}
+			if sm.release == "" && p.rel == 0 && !p.future && wordBefore(tail(before, 40), untilWords) {
+				// "will be removed after the feature graduates to GA": a
+				// condition; "after being deprecated in 1.17" is dated.
+				continue
 			}
 			if sm.release != "" && docMinor > 0 {
 				if _, minor, ok := ParseRelease(sm.release); ok && minor > docMinor {
@@ -442,17 +452,27 @@ var futureWords = map[string]bool{
 	"wasn't": true, "weren't": true, "you": true, "once": true,
 }
 
+// untilWords put a stage statement that no release dates at a time yet to
+// come: "after the feature graduates to GA".
+var untilWords = map[string]bool{"after": true, "until": true, "before": true}
+
 // futureBefore reports whether one of the last three words of before is a
 // future, conditional or negating word.
 func futureBefore(before string) bool {
+	return wordBefore(before, futureWords)
+}
+
+// wordBefore reports whether one of the last three words of before, in
+// its clause, is one of words, or a contracted "will" ("they'll").
+func wordBefore(before string, words map[string]bool) bool {
 	f := strings.Fields(asciiLower(before))
 	for i := len(f) - 1; i >= 0 && i >= len(f)-3; i-- {
 		w := f[i]
 		if strings.ContainsAny(w, ",.;:") {
 			return false // the clause ends here
 		}
-		if futureWords[strings.Trim(w, "()")] {
-			return true
+		if w = strings.Trim(w, "()"); words[w] || strings.HasSuffix(w, "'ll") || strings.HasSuffix(w, "’ll") {
+			return true // "they'll be removed"
 		}
 	}
 	return false

@@ -35,37 +35,56 @@ func gradingSample(drafts []Generated, n int, seed uint64) []Generated {
 // gradingDrafts generates the Japanese drafts of each reference document as
 // `kubequiz ingest -dry-run -json FILE` does on an empty database (the
 // timeline of the document alone), pooled by format: the four upstream
-// CHANGELOGs and the four Japanese articles.
-func gradingDrafts(t *testing.T) (upstream, article []Generated) {
+// CHANGELOGs, the four Japanese articles and the eleven release-notes
+// files of 1.17 to 1.27.
+func gradingDrafts(t *testing.T) (upstream, article, relnotes []Generated) {
 	for _, f := range sharedFiles {
-		b, err := os.ReadFile(testshared.Path(t, f.path...))
-		if err != nil {
-			t.Fatal(err)
-		}
-		d, err := changelog.Parse(b, changelog.Options{})
-		if err != nil {
-			t.Fatalf("parse %s: %v", f.name, err)
-		}
-		tl, err := changelog.NewTimeline(d)
-		if err != nil {
-			t.Fatal(err)
-		}
-		qs := Generate(d, tl, Options{Language: LangJapanese})
+		qs := gradingDraftsOf(t, f.name, "", f.path...)
 		if f.seed {
 			article = append(article, qs...)
 		} else {
 			upstream = append(upstream, qs...)
 		}
 	}
-	return upstream, article
+	for minor := 17; minor <= 27; minor++ {
+		name := fmt.Sprintf("release-notes-1.%d.0.json", minor)
+		relnotes = append(relnotes, gradingDraftsOf(t, name, fmt.Sprintf("1.%d", minor), "release-notes", name)...)
+	}
+	return upstream, article, relnotes
+}
+
+// gradingDraftsOf generates the Japanese drafts of one shared document,
+// its format detected. The release is given, as the command's -release,
+// only where the document does not tell it.
+func gradingDraftsOf(t *testing.T, name, release string, path ...string) []Generated {
+	t.Helper()
+	b, err := os.ReadFile(testshared.Path(t, path...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := changelog.Parse(b, changelog.Options{})
+	if err == nil && d.Release == "" && release != "" {
+		d, err = changelog.Parse(b, changelog.Options{Release: release})
+	}
+	if err != nil {
+		t.Fatalf("parse %s: %v", name, err)
+	}
+	if d.Release == "" {
+		t.Fatalf("%s: no release", name)
+	}
+	tl, err := changelog.NewTimeline(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Generate(d, tl, Options{Language: LangJapanese})
 }
 
 func TestGradingSample(t *testing.T) {
-	upstream, article := gradingDrafts(t)
+	upstream, article, relnotes := gradingDrafts(t)
 	for _, pool := range []struct {
 		name   string
 		drafts []Generated
-	}{{"upstream CHANGELOG", upstream}, {"Japanese article", article}} {
+	}{{"upstream CHANGELOG", upstream}, {"Japanese article", article}, {"release-notes JSON", relnotes}} {
 		sample := gradingSample(pool.drafts, gradingSize, gradingSeed)
 		if len(sample) != gradingSize {
 			t.Fatalf("%s: %d drafts sampled from %d, want %d", pool.name, len(sample), len(pool.drafts), gradingSize)

@@ -759,7 +759,8 @@ var stageWords = []struct {
 }{
 	{regexp.MustCompile(`(?i)\balpha\b|アルファ`), []changelog.Stage{changelog.StageAlpha}},
 	{regexp.MustCompile(`(?i)\bbeta\b|ベータ`), []changelog.Stage{changelog.StageBeta, changelog.StageBetaDefaultOn}},
-	{regexp.MustCompile(`(?i)\bga\b|\bstable\b|general(?:ly)? availab|安定版`), []changelog.Stage{changelog.StageGA}},
+	// A gate that is locked or can no longer be turned off is at GA.
+	{regexp.MustCompile(`(?i)\bga\b|\bstable\b|general(?:ly)? availab|安定版|\block(?:ed|s)?\b|unconditionally enabled|(?:cannot|can't|can not|can no longer) be disabled`), []changelog.Stage{changelog.StageGA}},
 	{regexp.MustCompile(`(?i)by default|デフォルト|無条件`), []changelog.Stage{changelog.StageDefaultOn, changelog.StageDefaultOff, changelog.StageBetaDefaultOn}},
 	{regexp.MustCompile(`(?i)deprecat|非推奨|廃止予定`), []changelog.Stage{changelog.StageDeprecated}},
 	{regexp.MustCompile(`(?i)remov|withdraw|削除|取り下げ`), []changelog.Stage{changelog.StageRemoved}},

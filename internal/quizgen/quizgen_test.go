@@ -409,6 +409,27 @@ func TestInformative(t *testing.T) {
 	}
 }
 
+// TestIdentifying: a metric's sentence identifies it by what it measures,
+// not by saying that it is a metric, of what type, or at what stability
+// level (sentences of the shared release notes, the term blanked).
+func TestIdentifying(t *testing.T) {
+	tests := []struct {
+		from, blanked string
+		want          bool
+	}{
+		{"1.17 release notes #83603", "Change ____ metric from Gauge to Histogram.", false},
+		{"1.17 release notes #85446", "kubelet: the metric ____ be marked as with the ALPHA stability level.", false},
+		{"1.24 release notes #108004", "Add the metric ____ to kubelet's cAdvisor metric endpoint.", false},
+		{"1.18 release notes #88134", "Add ____ metric to component-base to track client side rate limiter latency in seconds.", true},
+		{"1.20 release notes #95719", "There is a new ____ metric that counts persistent volumes by the volume plugin name and volume mode.", true},
+	}
+	for _, tt := range tests {
+		if got := identifying(tt.blanked); got != tt.want {
+			t.Errorf("%s: identifying(%q) = %v, want %v", tt.from, tt.blanked, got, tt.want)
+		}
+	}
+}
+
 func TestAlternatives(t *testing.T) {
 	tests := []struct {
 		match, name string
@@ -1068,8 +1089,12 @@ func TestInNameList(t *testing.T) {
 		{"Removed GA'ed feature gates: MixedProtocolLBService, ServiceInternalTrafficPolicy, ServiceIPStaticSubrange, and EndpointSliceTerminatingCondition.", "ServiceIPStaticSubrange", true},
 		{"Removed container_cpu_load_average_10s, container_cpu_load_d_average_10s, and cpu_tasks_state metrics.", "cpu_tasks_state", true},
 		{"Promoted FooGate, BarGate, or BazGate to GA.", "BazGate", true},
+		// A series of single words, in any case (1.24 release notes #108312).
+		{"CRD x-kubernetes-validations rules now support the CEL functions: isSorted, sum, min, max, indexOf, lastIndexOf, find and findAll.", "isSorted", true},
+		{"CRD x-kubernetes-validations rules now support the CEL functions: isSorted, sum, min, max, indexOf, lastIndexOf, find and findAll.", "lastIndexOf", true},
 		// A comma before the gap may end a clause.
 		{"When scheduling fails for a PodGroup, WorkloadAwarePreemption runs for the group.", "WorkloadAwarePreemption", false},
+		{"When writing the ConfigMap kubeadm (init, upgrade apply) will respect the value of UnversionedKubeletConfigMap, while when reading it (join, reset, upgrade), it would attempt to use new format first.", "UnversionedKubeletConfigMap", false},
 	}
 	for _, tt := range tests {
 		i := strings.Index(tt.text, tt.name)
@@ -1425,6 +1450,47 @@ func TestClozeOfARepeatedEntry(t *testing.T) {
 	}
 	if n != 1 {
 		t.Errorf("%d clozes of one text listed twice, want 1", n)
+	}
+}
+
+// A gate that is locked or can no longer be disabled is at GA: its stage
+// question offers no GA as a wrong choice (1.23 release notes #105495, 1.21
+// CHANGELOG #98021).
+func TestLockedGateMentionsGA(t *testing.T) {
+	for _, text := range []string{
+		"Feature gate StorageObjectInUseProtection has been deprecated and cannot be disabled. It will be completely removed in 1.25",
+		"The deprecated feature gates CSIDriverRegistry, BlockVolume and CSIBlockVolume are now unconditionally enabled and can no longer be specified in component invocations.",
+		"Lock ExternalPolicyForExternalIP to default, this feature gate will be removed in 1.22.",
+	} {
+		if !mentionedStages(text)[changelog.StageGA] {
+			t.Errorf("%q mentions no GA", text)
+		}
+	}
+	if mentionedStages("Feature gate StorageObjectInUseProtection has been deprecated.")[changelog.StageGA] {
+		t.Error("a deprecation alone mentions GA")
+	}
+}
+
+// An API version removed beside a gate is not called a gate (1.19 release
+// notes #91502).
+func TestAPIVersionIsNoGate(t *testing.T) {
+	doc := parse(t, upstreamKindDoc("1.19", "API Change", 91502,
+		"The alpha `DynamicAuditing` feature gate and `auditregistration.k8s.io/v1alpha1` API have been removed and are no longer supported."))
+	n := 0
+	for _, g := range generate(t, Options{Language: LangJapanese}, doc).Questions {
+		q := g.Question
+		if g.Provenance.Feature != "auditregistration.k8s.io/v1alpha1" {
+			continue
+		}
+		n++
+		for _, text := range append([]string{q.Prompt, q.Explanation}, q.Choices...) {
+			if strings.Contains(text, "v1alpha1 フィーチャーゲート") {
+				t.Errorf("%s calls the API version a gate: %q", q.ExtID, text)
+			}
+		}
+	}
+	if n == 0 {
+		t.Error("no question of the API version's removal")
 	}
 }
 

@@ -88,12 +88,17 @@ var (
 	// ", and" (a serial comma) joins the last name on either side.
 	reListAfter  = regexp.MustCompile("^[\"'`]?\\s*" + listJointAfter + "(?:\\s*" + listJoint + ")?\\s*[\"'`]?" + listName)
 	reListBefore = regexp.MustCompile(listName + "[\"'`]?\\s*(?:,\\s*)?" + listJoint + "\\s*[\"'`]?$")
+	// A series of single words around the gap is a list of names in
+	// any case: "the CEL functions: ____, sum, min, max, …".
+	reSeriesAfter  = regexp.MustCompile("^[\"'`]?(?:\\s*,\\s*[\"'`]?[\\w.-]+[\"'`]?){2}\\s*(?:,|" + listJoint + ")")
+	reSeriesBefore = regexp.MustCompile("(?:,|" + listJoint + ")\\s*(?:[\"'`]?[\\w.-]+[\"'`]?\\s*,\\s*){2}[\"'`]?$")
 )
 
 // inNameList reports whether text[start:end] is one name of a list of
 // names ("A, B and C"): a gap there could be any of them.
 func inNameList(text string, start, end int) bool {
-	return reListAfter.MatchString(text[end:]) || reListBefore.MatchString(text[:start])
+	return reListAfter.MatchString(text[end:]) || reListBefore.MatchString(text[:start]) ||
+		reSeriesAfter.MatchString(text[end:]) || reSeriesBefore.MatchString(text[:start])
 }
 
 // clozeKind reports whether names of a category are single distinctive
@@ -202,6 +207,10 @@ var commonEntryWords = map[string]bool{
 	"kube": true, "controller": true, "manager": true, "apiserver": true, "kubelet": true, "scheduler": true,
 	"proxy": true, "kubectl": true, "kubeadm": true, "kept": true, "keep": true, "level": true, "switched": true,
 	"turned": true, "off": true, "available": true,
+	// That a name is a metric, of what type and at what stability level,
+	// says nothing of what it measures.
+	"metric": true, "metrics": true, "gauge": true, "histogram": true, "counter": true, "summary": true, "stability": true,
+	"mark": true, "marked": true,
 }
 
 // reVersionWord is a word of a version: "v1", "22", "v1beta1".

@@ -319,14 +319,16 @@ func (r *run) named(feature string, stage changelog.Stage) string {
 // フィーチャーゲート"): a gate-shaped name may be a constant ("Deprecated
 // MaxNodeScore in favor of …"), a kind, a runtime handler or a feature
 // whose gate is spelt otherwise (RunAsUsername, gated by
-// WindowsRunAsUserName).
+// WindowsRunAsUserName). A name with a dot, a slash or a space is none:
+// "The alpha DynamicAuditing feature gate and auditregistration.k8s.io/v1alpha1
+// API have been removed" calls only DynamicAuditing a gate.
 func (r *run) isGate(feature string) bool {
 	g, ok := r.gates[feature]
 	if !ok {
 		if r.gateTexts == nil {
 			r.gateTexts = newGateTexts(r.doc)
 		}
-		g = r.gateTexts.calls(feature)
+		g = !strings.ContainsAny(feature, "./ ") && r.gateTexts.calls(feature)
 		r.gates[feature] = g
 	}
 	return g
