@@ -101,6 +101,7 @@ func TestGradingSample(t *testing.T) {
 		if os.Getenv("KUBEQUIZ_GRADING_SAMPLE") == "" {
 			continue
 		}
+		t.Logf("%s: %d drafts", pool.name, len(pool.drafts))
 		for i, g := range sample {
 			t.Logf("%s %d: %s", pool.name, i+1, describeDraft(g))
 		}

@@ -1,6 +1,7 @@
 package quizgen
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -102,4 +103,147 @@ func wordByte(s string, i int, before bool) bool {
 		return i+1 < len(s) && unicode.IsDigit(n)
 	}
 	return false
+}
+
+// givesNameAway reports whether a question whose answer is a name (which
+// feature a description tells, which term fills a gap) holds in its text,
+// the answer hidden, so many words of that name that it all but spells
+// it: see nameGivenAway.
+func givesNameAway(q quiz.Question) bool {
+	switch q.Type {
+	case quiz.SingleChoice:
+		return q.Answer != "" && nameGivenAway(q.Prompt, q.Answer)
+	case quiz.Cloze:
+		gaps, err := quiz.ParseCloze(q.Prompt)
+		if err != nil {
+			return false // Validate refuses it
+		}
+		text := quiz.ClozeText(q.Prompt)
+		for _, g := range gaps {
+			for _, a := range g.Accept {
+				if nameGivenAway(text, a) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// nameGivenAway reports whether text, with the name itself masked out,
+// still holds both words of a two-word name or all but one of the words
+// of a longer one. Names and text are split into lower-case words alike:
+// at spaces, '-', '_', '.', '/' and other marks, between a lower-case
+// letter and a capital, before the capital that ends an acronym
+// ("CSIDriver": csi driver) and after digits ("v1beta1Foo": v1beta1
+// foo). Words of one or two letters and generic ones ("the", "with", a
+// metric's unit) do not count; a word counts in another form
+// ("disabling" for Disable, "pods" for Pod, "Kube-proxy" for Proxying).
+// Japanese text holds no such words and is ignored.
+func nameGivenAway(text, name string) bool {
+	nw := splitWords(name)
+	var want []string
+	seen := map[string]bool{}
+	for _, w := range nw {
+		if len(w) <= 2 || genericNameWords[w] {
+			continue
+		}
+		if s := wordStem(w); !seen[s] {
+			seen[s] = true
+			want = append(want, s)
+		}
+	}
+	if len(want) < 2 {
+		return false
+	}
+	tw := maskWords(splitWords(text), nw)
+	have := map[string]bool{}
+	for _, w := range tw {
+		have[wordStem(w)] = true
+	}
+	n := 0
+	for _, w := range want {
+		if have[w] {
+			n++
+		}
+	}
+	if len(want) == 2 {
+		return n == 2
+	}
+	return n >= len(want)-1
+}
+
+// genericNameWords are words of names that say nothing of their own.
+var genericNameWords = map[string]bool{
+	"the": true, "of": true, "and": true, "for": true, "to": true, "with": true, "from": true,
+	"into": true, "per": true, "via": true, "are": true, "all": true, "its": true,
+	"seconds": true, "bytes": true, "total": true,
+}
+
+// maskWords drops from words every run that spells the whole name.
+func maskWords(words, name []string) []string {
+	if len(name) == 0 {
+		return words
+	}
+	var out []string
+	for i := 0; i < len(words); {
+		if i+len(name) <= len(words) && slices.Equal(words[i:i+len(name)], name) {
+			i += len(name)
+			continue
+		}
+		out = append(out, words[i])
+		i++
+	}
+	return out
+}
+
+// splitWords splits a text or a name into lower-case words of Latin
+// letters and digits.
+func splitWords(s string) []string {
+	var out []string
+	var cur []rune
+	flush := func() {
+		if len(cur) > 0 {
+			out = append(out, strings.ToLower(string(cur)))
+			cur = cur[:0]
+		}
+	}
+	rs := []rune(s)
+	for i, r := range rs {
+		latin := r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r))
+		if !latin {
+			flush()
+			continue
+		}
+		if len(cur) > 0 {
+			p := cur[len(cur)-1]
+			switch {
+			case unicode.IsLower(p) && unicode.IsUpper(r):
+				flush()
+			case unicode.IsDigit(p) && unicode.IsUpper(r):
+				flush()
+			case unicode.IsUpper(p) && unicode.IsUpper(r) && i+1 < len(rs) && unicode.IsLower(rs[i+1]) &&
+				!(rs[i+1] == 's' && (i+2 == len(rs) || !unicode.IsLower(rs[i+2]))):
+				flush() // "CSIDriver" splits before "Driver"; "IPs" stays whole
+			}
+		}
+		cur = append(cur, r)
+	}
+	flush()
+	return out
+}
+
+// wordStem strips a plural or verb ending: "disabling", "disabled" and
+// "disable" share "disabl", "pods" and "pod" share "pod".
+func wordStem(w string) string {
+	for _, suf := range []string{"ing", "ed", "es", "s"} {
+		if strings.HasSuffix(w, suf) && len(w)-len(suf) >= 3 {
+			w = strings.TrimSuffix(w, suf)
+			break
+		}
+	}
+	if len(w) > 3 {
+		w = strings.TrimSuffix(w, "e")
+	}
+	return w
 }

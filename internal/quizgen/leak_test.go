@@ -2,6 +2,7 @@ package quizgen
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -48,6 +49,9 @@ func TestSharedNoAnswerInPrompt(t *testing.T) {
 			for _, g := range Generate(sd.doc, tl, Options{Language: lang}) {
 				total++
 				q, where := g.Question, lang+" "+sd.name+" "+g.Question.ExtID
+				if namesAnswer[g.Provenance.Generator] && givesNameAway(q) {
+					t.Errorf("%s: the prompt %q all but spells the answer", where, q.Prompt)
+				}
 				switch q.Type {
 				case quiz.SingleChoice:
 					if word(q.Answer).MatchString(q.Prompt) {
@@ -78,5 +82,66 @@ func TestSharedNoAnswerInPrompt(t *testing.T) {
 	}
 	if total < 500 {
 		t.Errorf("%d drafts checked, want the reference documents' several hundred", total)
+	}
+	// The give-away rule on every draft of the eight documents and the
+	// eleven release-notes files, each alone as the grading sample draws
+	// them.
+	upstream, article, relnotes := gradingDrafts(t)
+	n := 0
+	for _, g := range slices.Concat(upstream, article, relnotes) {
+		if !namesAnswer[g.Provenance.Generator] {
+			continue
+		}
+		n++
+		if givesNameAway(g.Question) {
+			t.Errorf("%s %s: the prompt %q all but spells the answer", g.Provenance.Document, g.Question.ExtID, g.Question.Prompt)
+		}
+	}
+	if n < 300 {
+		t.Errorf("%d description and cloze drafts checked, want several hundred", n)
+	}
+}
+
+// TestNameGivenAway checks the give-away rule of docs/content-quality.md on
+// sentences of the reference documents, the name masked as the generators
+// mask it.
+func TestNameGivenAway(t *testing.T) {
+	for _, tt := range []struct {
+		name, text string
+		want       bool
+	}{
+		// release-notes-1.23.0.json: four of five words.
+		{"DisableKubeletCloudCredentialProviders", "Introduce a feature gate `____` which allows disabling the in-tree kubelet credential providers.", true},
+		// release-notes-1.23.0.json: two of three words ("with" does not count).
+		{"JobTrackingWithFinalizers", "`____` enabled by default. This feature allows to keep track of the Job progress without relying on Pods staying in the apiserver.", true},
+		// release-notes-1.21.0.json: every word, "Kube-proxy" for Proxying.
+		{"WindowsEndpointSliceProxying", "____ feature gate has graduated to beta and is enabled by default. This means kube-proxy will  read from EndpointSlices instead of Endpoints on Windows by default.", true},
+		// release-notes-1.21.0.json: enable, log and handler of four.
+		{"enableSystemLogHandler", "Cluster admins can now turn off /logs endpoint in kubelet by setting ____ to false in their kubelet configuration file. ____ can be set to true only when enableDebuggingHandlers is also set to true.", true},
+		// release-notes-1.25.0.json: four of five words.
+		{"UserNamespacesStatelessPodsSupport", "Added alpha support for user namespaces in pods phase 1 (KEP 127, feature gate: ____)", true},
+		// Both words of a two-word name.
+		{"ImageVolume", "Added ImageVolumeWithDigest which includes the digest of image volumes in the container status.", true},
+		// The name itself, unmasked, does not count: givesAnswer drops it.
+		{"ImageVolume", "Graduated the ImageVolume feature to stable.", false},
+		// Kept: one word of a two-word name.
+		{"ImageVolume", "Graduated the ____ feature, an OCI image mounted into a pod, to stable.", false},
+		{"ImageVolume", "コンテナに OCI イメージをボリュームとしてマウントする ____ 機能を stable に昇格させた。", false},
+		// Kept: one of three words.
+		{"JobTrackingWithFinalizers", "Jobs created before ____ was enabled are counted by the controller from the Pods that still exist.", false},
+		// Kept: three of five words.
+		{"UserNamespacesStatelessPodsSupport", "By enabling the `____` feature gate in kubelet, you can now run a stateless workload in a separate namespace", false},
+		// Kept: two of four words.
+		{"enableSystemLogHandler", "Cluster admins can now turn off the kubelet's /logs endpoint with ____.", false},
+		// Kept: a name of one word that counts.
+		{"EvenPodsSpread", "kube-scheduler: added the ____ plugin of the framework.", false},
+		{"TokenRequest", "The ____ API is GA.", false},
+		// Japanese words are not English words.
+		{"WindowsEndpointSliceProxying", "Windows で kube-proxy が EndpointSlice を読む ____ がベータに昇格した。", true},
+		{"WindowsEndpointSliceProxying", "Windows のノードで ____ がベータに昇格した。", false},
+	} {
+		if got := nameGivenAway(tt.text, tt.name); got != tt.want {
+			t.Errorf("nameGivenAway(%q, %q) = %v, want %v (words %q)", tt.text, tt.name, got, tt.want, splitWords(tt.text))
+		}
 	}
 }

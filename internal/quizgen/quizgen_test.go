@@ -1439,7 +1439,7 @@ func TestFalseStatementsKeepTheRelease(t *testing.T) {
 
 // An entry listed twice, under two PRs, makes one cloze.
 func TestClozeOfARepeatedEntry(t *testing.T) {
-	const text = "Component owners can set the allowed metric labels with the `--allow-widget-labels` flag."
+	const text = "Component owners can restrict the dimensions of a metric with the `--allow-widget-labels` flag."
 	doc := parse(t, upstreamDoc("1.40", 4001, text, text))
 	rep := generate(t, Options{Language: "en"}, doc)
 	n := 0

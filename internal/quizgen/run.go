@@ -188,6 +188,10 @@ var reCommentOnly = regexp.MustCompile(`(?i)^\s*(?:[\w./-]+:\s+)?(?:revis|updat|
 	`(?:(?:the|a|an|some|several|small|minor|few)\s+){0,2}` +
 	`(?:typos?\b|(?:code|api|doc|inline|godoc)\s+comments?\b|comments?\s+(?:about|on|describing)\b)`)
 
+// namesAnswer are the generators whose answer is a name: a feature a
+// description tells, a term that fills a gap.
+var namesAnswer = map[string]bool{GenFeatureFromDescription: true, GenCloze: true}
+
 // add validates g and keeps it unless it fails or repeats an id. fact, when
 // not empty, names what the question asks so that a second question about
 // the same fact (stated again in a note or another entry) is skipped.
@@ -204,6 +208,9 @@ func (r *run) add(g Generated, fact string) {
 	}
 	if givesAnswer(g.Question) {
 		return // the prompt would tell the answer
+	}
+	if namesAnswer[g.Provenance.Generator] && givesNameAway(g.Question) {
+		return // the prompt all but spells the name it asks for
 	}
 	if err := g.Question.Validate(); err != nil {
 		r.dropped = append(r.dropped, Dropped{Provenance: g.Provenance, ExtID: g.Question.ExtID, Reason: err.Error()})
