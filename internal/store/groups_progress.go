@@ -15,10 +15,11 @@ import (
 
 // This file gathers a group's progress table (member x deck) and its
 // export, for all the members at once: one read of their cards of the
-// group's decks and one of their recent reviews. The figures that
-// internal/progress defines (mastery, mature cards, true retention) are
-// its functions' over those, by each member's desired retention and time
-// zone, as Stats computes them for one learner.
+// group's decks and one of their reviews of the last seven days or, for
+// the export's true retention, of the last 30 study days. The figures
+// that internal/progress defines (mastery, mature cards, true retention)
+// are its functions' over those, by each member's desired retention and
+// time zone, as Stats computes them for one learner.
 
 // RecentReviewsSpan is the span of GroupProgressRow.RecentReviews: the
 // last seven days (168 hours) before the time asked.
@@ -36,10 +37,6 @@ type GroupProgressRow struct {
 	// retention): Cards.Mastery() is the deck's mastery, Cards.Mature its
 	// mature cards.
 	Cards progress.Cards
-	// Retention is the member's true retention in the deck
-	// (progress.TrueRetention) over the last progress.RetentionDays study
-	// days in their time zone, as their statistics page measures it.
-	Retention progress.Share
 	// RecentReviews counts the member's reviews of the deck's questions
 	// within RecentReviewsSpan.
 	RecentReviews int
@@ -78,8 +75,8 @@ const (
 		WHERE m.group_id = ?1 AND q.status = 'published'
 		  AND q.deck_id IN (SELECT gd.deck_id FROM study_group_decks gd WHERE gd.group_id = ?1)`
 	// The members' reviews of the group's decks, each member's since the
-	// time of ?2, a JSON array of [user id, ms]: what true retention
-	// counts of them (retentionCountsQuery's columns) and when.
+	// time of ?2, a JSON array of [user id, ms]: when, and what true
+	// retention counts of them (retentionCountsQuery's columns).
 	groupReviewsQuery = `SELECT r.user_id, q.deck_id, r.state_before, r.rating, r.reviewed_at
 		FROM json_each(?2) s
 		JOIN review_log r ON r.user_id = s.value ->> 0 AND r.reviewed_at >= s.value ->> 1
@@ -91,18 +88,22 @@ const (
 // a member (group.ErrNotMember otherwise). It holds every member's rows:
 // what a viewer may see of them is group.ProgressViewOf's rule.
 func (db *DB) GroupProgress(ctx context.Context, groupID, viewerID int64, now time.Time) (GroupProgress, error) {
-	p, err := db.groupProgress(ctx, groupID, viewerID, now)
+	p, _, err := db.groupProgress(ctx, groupID, viewerID, now, false)
 	if err != nil {
 		return p, fmt.Errorf("store: progress of group %d for user %d: %w", groupID, viewerID, err)
 	}
 	return p, nil
 }
 
-func (db *DB) groupProgress(ctx context.Context, groupID, viewerID int64, now time.Time) (GroupProgress, error) {
+// groupProgress reads the progress table and, with retention, each row's
+// true retention (progress.TrueRetention) over the last
+// progress.RetentionDays study days in the member's time zone, as their
+// statistics page measures it.
+func (db *DB) groupProgress(ctx context.Context, groupID, viewerID int64, now time.Time, retention bool) (GroupProgress, []progress.Share, error) {
 	var p GroupProgress
 	g, err := readGroup(ctx, db.read, &db.zones, groupID, viewerID)
 	if err != nil {
-		return p, err
+		return p, nil, err
 	}
 	p.Group = g
 	at := map[memberDeck]int{}
@@ -119,15 +120,15 @@ func (db *DB) groupProgress(ctx context.Context, groupID, viewerID int64, now ti
 		cardsErr error
 	)
 	wg.Go(func() { cardsErr = db.groupCards(ctx, p, at, now) })
-	reviews, err := db.groupReviews(ctx, p, at, now)
+	recent, shares, err := db.groupReviews(ctx, p, at, now, retention)
 	wg.Wait()
 	if err := errors.Join(cardsErr, err); err != nil {
-		return p, err
+		return p, nil, err
 	}
-	for i, r := range reviews {
-		p.Rows[i].RecentReviews, p.Rows[i].Retention = r.recent, r.retention
+	for i, n := range recent {
+		p.Rows[i].RecentReviews = n
 	}
-	return p, nil
+	return p, shares, nil
 }
 
 // memberDeck is a member's row of a deck.
@@ -181,67 +182,70 @@ func (db *DB) groupCards(ctx context.Context, p GroupProgress, at map[memberDeck
 	return nil
 }
 
-// rowReviews are a row's figures of reviews.
-type rowReviews struct {
-	recent    int
-	retention progress.Share
-}
-
-// groupReviews returns the rows' counts of recent reviews and their true
-// retention, by row, each member's over their own span (retentionSpan in
-// their time zone), from one read of the members' reviews since its
-// start: a member's span begins 29 study days before today, before
-// RecentReviewsSpan does. The reviews are counted here rather than
+// groupReviews returns, by row, the counts of recent reviews and, with
+// retention, true retention, each member's over their own span
+// (retentionSpan in their time zone), from one read of the members'
+// reviews since the span's start: 29 study days before today, before
+// RecentReviewsSpan begins. The reviews are counted here rather than
 // grouped in SQL, which would sort them all first.
-func (db *DB) groupReviews(ctx context.Context, p GroupProgress, at map[memberDeck]int, now time.Time) ([]rowReviews, error) {
+func (db *DB) groupReviews(ctx context.Context, p GroupProgress, at map[memberDeck]int, now time.Time, retention bool) ([]int, []progress.Share, error) {
 	type span struct{ from, to int64 }
 	recent := ms(now.Add(-RecentReviewsSpan))
 	spans := make(map[int64]span, len(p.Group.Members))
 	since := make([][2]int64, len(p.Group.Members))
 	for i, m := range p.Group.Members {
-		from, to := retentionSpan(now, db.zones.location(m.User.Timezone))
-		spans[m.User.ID] = span{ms(from), ms(to)}
-		since[i] = [2]int64{m.User.ID, min(ms(from), recent)}
+		since[i] = [2]int64{m.User.ID, recent}
+		if retention {
+			from, to := retentionSpan(now, db.zones.location(m.User.Timezone))
+			spans[m.User.ID] = span{ms(from), ms(to)}
+			since[i][1] = min(ms(from), recent)
+		}
 	}
 	js, err := json.Marshal(since)
 	if err != nil {
-		return nil, fmt.Errorf("reviews: %w", err)
+		return nil, nil, fmt.Errorf("reviews: %w", err)
 	}
 	rows, err := db.read.QueryContext(ctx, groupReviewsQuery, p.Group.ID, string(js))
 	if err != nil {
-		return nil, fmt.Errorf("reviews: %w", err)
+		return nil, nil, fmt.Errorf("reviews: %w", err)
 	}
 	defer rows.Close()
-	out := make([]rowReviews, len(p.Rows))
-	counts := make([][]progress.ReviewCount, len(p.Rows))
+	counted := make([]int, len(p.Rows))
+	var kinds [][]progress.ReviewCount
+	if retention {
+		kinds = make([][]progress.ReviewCount, len(p.Rows))
+	}
 	var (
-		k             memberDeck
-		state, rating int
-		when          int64
+		k                   memberDeck
+		state, rating, when int64
 	)
 	dests := []any{&k.user, &k.deck, &state, &rating, &when}
 	for rows.Next() {
 		if err := rows.Scan(dests...); err != nil {
-			return nil, fmt.Errorf("reviews: %w", err)
+			return nil, nil, fmt.Errorf("reviews: %w", err)
 		}
 		i, ok := at[k]
 		if !ok {
 			continue
 		}
 		if when >= recent {
-			out[i].recent++
+			counted[i]++
 		}
-		if sp := spans[k.user]; when >= sp.from && when < sp.to {
-			counts[i] = addReviewCount(counts[i], fsrs.State(state), fsrs.Rating(rating))
+		if sp, ok := spans[k.user]; ok && when >= sp.from && when < sp.to {
+			kinds[i] = addReviewCount(kinds[i], fsrs.State(state), fsrs.Rating(rating))
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("reviews: %w", err)
+		return nil, nil, fmt.Errorf("reviews: %w", err)
 	}
-	for i := range out {
-		out[i].retention = progress.TrueRetention(counts[i])
+	var shares []progress.Share
+	if retention {
+		shares = make([]progress.Share, len(p.Rows))
+		for i := range shares {
+			shares[i] = progress.TrueRetention(kinds[i])
+		}
 	}
-	return out, nil
+	return counted, shares, nil
 }
 
 // addReviewCount adds a review of a card in state before, rated r, to
@@ -261,6 +265,10 @@ type GroupExportRow struct {
 	Member   GroupMember
 	Deck     GroupDeck
 	Progress GroupProgressRow
+	// Retention is the member's true retention in the deck
+	// (progress.TrueRetention) over the last progress.RetentionDays study
+	// days in their time zone, as their statistics page measures it.
+	Retention progress.Share
 }
 
 // GroupExport hands the rows of the group's progress table at now to
@@ -269,7 +277,7 @@ type GroupExportRow struct {
 // The table is read before the first row is handed out: no read is open
 // while each writes. An error of each ends the export and is returned.
 func (db *DB) GroupExport(ctx context.Context, groupID, actorID int64, now time.Time, each func(GroupExportRow) error) error {
-	p, err := db.groupProgress(ctx, groupID, actorID, now)
+	p, retention, err := db.groupProgress(ctx, groupID, actorID, now, true)
 	if err == nil {
 		err = group.CheckManage(p.Group.Viewer.Role)
 	}
@@ -279,7 +287,7 @@ func (db *DB) GroupExport(ctx context.Context, groupID, actorID int64, now time.
 	i := 0
 	for _, m := range p.Group.Members {
 		for _, d := range p.Group.Decks {
-			if err := each(GroupExportRow{Member: m, Deck: d, Progress: p.Rows[i]}); err != nil {
+			if err := each(GroupExportRow{Member: m, Deck: d, Progress: p.Rows[i], Retention: retention[i]}); err != nil {
 				return err
 			}
 			i++

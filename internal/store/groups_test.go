@@ -463,7 +463,7 @@ func TestGroupProgress(t *testing.T) {
 	// The progress rules' figures are TestGroupProgressFigures'.
 	counts := slices.Clone(p.Rows)
 	for i := range counts {
-		counts[i].Cards, counts[i].Retention = progress.Cards{}, progress.Share{}
+		counts[i].Cards = progress.Cards{}
 	}
 	if !slices.Equal(counts, want) {
 		t.Errorf("rows:\n%+v\nwant\n%+v", p.Rows, want)
@@ -789,6 +789,16 @@ func TestGroupProgressFigures(t *testing.T) {
 	if len(p.Rows) != 50*3 {
 		t.Fatalf("%d rows, want 150", len(p.Rows))
 	}
+	// The export's rows are the table's, with true retention.
+	type memberDeck struct{ user, deck int64 }
+	exported := map[memberDeck]GroupExportRow{}
+	err = db.GroupExport(ctx, gb.Group, gb.Members[0], now, func(r GroupExportRow) error {
+		exported[memberDeck{r.Member.User.ID, r.Deck.ID}] = r
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	ids := p.Group.DeckIDs()
 	var mastered, mature, retention, zones, empty int
 	seenZones := map[string]bool{}
@@ -803,16 +813,17 @@ func TestGroupProgressFigures(t *testing.T) {
 		seenZones[m.User.Timezone] = true
 		for _, d := range st.Decks {
 			r, ok := p.Row(m.User.ID, d.ID)
-			if !ok {
-				t.Fatalf("no row of user %d, deck %d", m.User.ID, d.ID)
+			e := exported[memberDeck{m.User.ID, d.ID}]
+			if !ok || e.Progress != r {
+				t.Fatalf("user %d, deck %d: row %+v, exported %+v", m.User.ID, d.ID, r, e.Progress)
 			}
-			if r.Cards != d.Cards || r.Retention != d.Retention || r.Total != d.Total || r.Seen != d.Seen {
+			if r.Cards != d.Cards || e.Retention != d.Retention || r.Total != d.Total || r.Seen != d.Seen {
 				t.Errorf("%s, %s: row %+v %+v (seen %d of %d), statistics %+v %+v", m.User.Login, d.Slug,
-					r.Cards, r.Retention, r.Seen, r.Total, d.Cards, d.Retention)
+					r.Cards, e.Retention, r.Seen, r.Total, d.Cards, d.Retention)
 			}
 			mastered += r.Cards.Mastered
 			mature += r.Cards.Mature
-			retention += r.Retention.Whole
+			retention += e.Retention.Whole
 			if r.Seen == 0 {
 				empty++
 			}

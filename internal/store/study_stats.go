@@ -283,10 +283,11 @@ func statsCards(ctx context.Context, q querier, userID int64) (map[int64][]fsrs.
 // statsCardRow scans rows of leading columns, then statsCardColumns, one
 // card a row, with the same destinations from row to row.
 type statsCardRow struct {
-	state     int
-	due, last int64
-	stability float64
-	dests     []any
+	// int64 and float64 take the driver's values as they are (database/sql
+	// converts an int64 to an int through its decimal text).
+	state, due, last int64
+	stability        float64
+	dests            []any
 }
 
 // newStatsCardRow scans the leading columns into lead.

@@ -178,7 +178,7 @@ func writeProgressRow(t *csvx.Writer, row store.GroupExportRow) {
 	t.Int(int64(r.Cards.Mature))
 	t.Int(int64(r.Due))
 	share(t, r.Cards.Mastery())
-	share(t, r.Retention)
+	share(t, row.Retention)
 	t.Int(int64(r.RecentReviews))
 	t.Time(r.LastReview)
 }
