@@ -95,18 +95,26 @@ type Cards struct {
 func CountCards(cards []fsrs.Card, total int, now time.Time, m Memory) Cards {
 	out := Cards{Total: total}
 	for _, c := range cards {
-		if c.State == fsrs.New {
-			continue
-		}
-		out.Seen++
-		if Mature(c) {
-			out.Mature++
-		}
-		if m.Mastered(c, now) {
-			out.Mastered++
-		}
+		out = out.Count(c, now, m)
 	}
 	return out
+}
+
+// Count returns the counts with one more of the learner's cards, card, as
+// CountCards counts it at now; Total stays. Counting the cards of a deck
+// one by one, from Cards{Total: total}, gives CountCards' counts.
+func (c Cards) Count(card fsrs.Card, now time.Time, m Memory) Cards {
+	if card.State == fsrs.New {
+		return c
+	}
+	c.Seen++
+	if Mature(card) {
+		c.Mature++
+	}
+	if m.Mastered(card, now) {
+		c.Mastered++
+	}
+	return c
 }
 
 // Mastery is the share of the deck's cards that are mastered: unseen

@@ -2,16 +2,24 @@ package store
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"sync"
 	"time"
 
+	"kubequiz/internal/fsrs"
 	"kubequiz/internal/group"
+	"kubequiz/internal/progress"
 )
 
 // This file gathers a group's progress table (member x deck) and its
-// export. It reads counts only; the figures that internal/progress
-// defines (mastery, mature cards, true retention) are computed from each
-// member's own statistics by the caller.
+// export, for all the members at once: one read of their cards of the
+// group's decks and one of their reviews of the last seven days or, for
+// the export's true retention, of the last 30 study days. The figures
+// that internal/progress defines (mastery, mature cards, true retention)
+// are its functions' over those, by each member's desired retention and
+// time zone, as Stats computes them for one learner.
 
 // RecentReviewsSpan is the span of GroupProgressRow.RecentReviews: the
 // last seven days (168 hours) before the time asked.
@@ -24,6 +32,11 @@ type GroupProgressRow struct {
 	// has a card for; Due the member's cards due at the time asked
 	// (learning cards included), as the decks page counts them.
 	Total, Seen, Due int
+	// Cards counts the member's cards of the deck as the progress rules do
+	// (progress.CountCards at the time asked, by the member's desired
+	// retention): Cards.Mastery() is the deck's mastery, Cards.Mature its
+	// mature cards.
+	Cards progress.Cards
 	// RecentReviews counts the member's reviews of the deck's questions
 	// within RecentReviewsSpan.
 	RecentReviews int
@@ -50,98 +63,201 @@ func (p GroupProgress) Row(userID, deckID int64) (GroupProgressRow, bool) {
 	return GroupProgressRow{}, false
 }
 
-// The progress table's queries: ?1 group id, ?2 a time (ms). Each reads
-// the members' cards or recent reviews once, grouped by member and deck.
+// The progress table's queries, each one pass over all the members: ?1
+// the group's id.
 const (
-	groupCardsQuery = `SELECT c.user_id, q.deck_id, count(*), coalesce(sum(c.due <= ?2), 0), coalesce(max(c.last_review), 0)
+	// The members' cards of published questions of the group's decks,
+	// with what the figures read of them.
+	groupCardsQuery = `SELECT c.user_id, q.deck_id, ` + statsCardColumns + `
 		FROM study_group_members m
 		JOIN cards c ON c.user_id = m.user_id
 		JOIN questions q ON q.id = c.question_id
 		WHERE m.group_id = ?1 AND q.status = 'published'
-		  AND q.deck_id IN (SELECT gd.deck_id FROM study_group_decks gd WHERE gd.group_id = ?1)
-		GROUP BY c.user_id, q.deck_id`
-	groupReviewsQuery = `SELECT r.user_id, q.deck_id, count(*)
-		FROM study_group_members m
-		JOIN review_log r ON r.user_id = m.user_id AND r.reviewed_at >= ?2
+		  AND q.deck_id IN (SELECT gd.deck_id FROM study_group_decks gd WHERE gd.group_id = ?1)`
+	// The members' reviews of the group's decks, each member's since the
+	// time of ?2, a JSON array of [user id, ms]: when, and what true
+	// retention counts of them (retentionCountsQuery's columns).
+	groupReviewsQuery = `SELECT r.user_id, q.deck_id, r.state_before, r.rating, r.reviewed_at
+		FROM json_each(?2) s
+		JOIN review_log r ON r.user_id = s.value ->> 0 AND r.reviewed_at >= s.value ->> 1
 		JOIN questions q ON q.id = r.question_id
-		WHERE m.group_id = ?1
-		  AND q.deck_id IN (SELECT gd.deck_id FROM study_group_decks gd WHERE gd.group_id = ?1)
-		GROUP BY r.user_id, q.deck_id`
+		WHERE q.deck_id IN (SELECT gd.deck_id FROM study_group_decks gd WHERE gd.group_id = ?1)`
 )
 
 // GroupProgress returns the group's progress table at now, for viewerID,
 // a member (group.ErrNotMember otherwise). It holds every member's rows:
 // what a viewer may see of them is group.ProgressViewOf's rule.
 func (db *DB) GroupProgress(ctx context.Context, groupID, viewerID int64, now time.Time) (GroupProgress, error) {
-	p, err := db.groupProgress(ctx, groupID, viewerID, now)
+	p, _, err := db.groupProgress(ctx, groupID, viewerID, now, false)
 	if err != nil {
 		return p, fmt.Errorf("store: progress of group %d for user %d: %w", groupID, viewerID, err)
 	}
 	return p, nil
 }
 
-func (db *DB) groupProgress(ctx context.Context, groupID, viewerID int64, now time.Time) (GroupProgress, error) {
+// groupProgress reads the progress table and, with retention, each row's
+// true retention (progress.TrueRetention) over the last
+// progress.RetentionDays study days in the member's time zone, as their
+// statistics page measures it.
+func (db *DB) groupProgress(ctx context.Context, groupID, viewerID int64, now time.Time, retention bool) (GroupProgress, []progress.Share, error) {
 	var p GroupProgress
 	g, err := readGroup(ctx, db.read, &db.zones, groupID, viewerID)
 	if err != nil {
-		return p, err
+		return p, nil, err
 	}
 	p.Group = g
-	type key struct{ user, deck int64 }
-	at := map[key]int{}
+	at := map[memberDeck]int{}
 	for _, m := range g.Members {
 		for _, d := range g.Decks {
-			at[key{m.User.ID, d.ID}] = len(p.Rows)
+			at[memberDeck{m.User.ID, d.ID}] = len(p.Rows)
 			p.Rows = append(p.Rows, GroupProgressRow{UserID: m.User.ID, DeckID: d.ID, Total: d.Questions})
 		}
 	}
-	rows, err := db.read.QueryContext(ctx, groupCardsQuery, groupID, ms(now))
+	// The two reads take most of the time, each in its rows: they run at
+	// once, on two connections of the pool.
+	var (
+		wg       sync.WaitGroup
+		cardsErr error
+	)
+	wg.Go(func() { cardsErr = db.groupCards(ctx, p, at, now) })
+	recent, shares, err := db.groupReviews(ctx, p, at, now, retention)
+	wg.Wait()
+	if err := errors.Join(cardsErr, err); err != nil {
+		return p, nil, err
+	}
+	for i, n := range recent {
+		p.Rows[i].RecentReviews = n
+	}
+	return p, shares, nil
+}
+
+// memberDeck is a member's row of a deck.
+type memberDeck struct{ user, deck int64 }
+
+// groupCards fills the rows' counts of cards: seen, due, the last review
+// and the progress rules' counts, by each member's memory, card by card
+// as they are read.
+func (db *DB) groupCards(ctx context.Context, p GroupProgress, at map[memberDeck]int, now time.Time) error {
+	decks := len(p.Group.Decks)
+	mems := make([]progress.Memory, len(p.Group.Members))
+	for i, m := range p.Group.Members {
+		mem, err := db.memory(m.User.DesiredRetention)
+		if err != nil {
+			return fmt.Errorf("cards of user %d: %w", m.User.ID, err)
+		}
+		mems[i] = mem
+	}
+	for i := range p.Rows {
+		p.Rows[i].Cards = progress.Cards{Total: p.Rows[i].Total}
+	}
+	rows, err := db.read.QueryContext(ctx, groupCardsQuery, p.Group.ID)
 	if err != nil {
-		return p, fmt.Errorf("cards: %w", err)
+		return fmt.Errorf("cards: %w", err)
 	}
 	defer rows.Close()
+	var k memberDeck
+	row := newStatsCardRow(&k.user, &k.deck)
 	for rows.Next() {
-		var (
-			k         key
-			seen, due int
-			last      int64
-		)
-		if err := rows.Scan(&k.user, &k.deck, &seen, &due, &last); err != nil {
-			return p, fmt.Errorf("cards: %w", err)
+		c, err := row.scan(rows)
+		if err != nil {
+			return fmt.Errorf("cards: %w", err)
 		}
-		if i, ok := at[k]; ok {
-			r := &p.Rows[i]
-			r.Seen, r.Due = seen, due
-			if last > 0 {
-				r.LastReview = fromMS(last)
-			}
+		i, ok := at[k]
+		if !ok {
+			continue
+		}
+		r := &p.Rows[i]
+		r.Seen++
+		if !c.Due.After(now) {
+			r.Due++
+		}
+		if c.LastReview.After(r.LastReview) {
+			r.LastReview = c.LastReview
+		}
+		r.Cards = r.Cards.Count(c, now, mems[i/decks])
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("cards: %w", err)
+	}
+	return nil
+}
+
+// groupReviews returns, by row, the counts of recent reviews and, with
+// retention, true retention, each member's over their own span
+// (retentionSpan in their time zone), from one read of the members'
+// reviews since the span's start: 29 study days before today, before
+// RecentReviewsSpan begins. The reviews are counted here rather than
+// grouped in SQL, which would sort them all first.
+func (db *DB) groupReviews(ctx context.Context, p GroupProgress, at map[memberDeck]int, now time.Time, retention bool) ([]int, []progress.Share, error) {
+	type span struct{ from, to int64 }
+	recent := ms(now.Add(-RecentReviewsSpan))
+	spans := make(map[int64]span, len(p.Group.Members))
+	since := make([][2]int64, len(p.Group.Members))
+	for i, m := range p.Group.Members {
+		since[i] = [2]int64{m.User.ID, recent}
+		if retention {
+			from, to := retentionSpan(now, db.zones.location(m.User.Timezone))
+			spans[m.User.ID] = span{ms(from), ms(to)}
+			since[i][1] = min(ms(from), recent)
+		}
+	}
+	js, err := json.Marshal(since)
+	if err != nil {
+		return nil, nil, fmt.Errorf("reviews: %w", err)
+	}
+	rows, err := db.read.QueryContext(ctx, groupReviewsQuery, p.Group.ID, string(js))
+	if err != nil {
+		return nil, nil, fmt.Errorf("reviews: %w", err)
+	}
+	defer rows.Close()
+	counted := make([]int, len(p.Rows))
+	var kinds [][]progress.ReviewCount
+	if retention {
+		kinds = make([][]progress.ReviewCount, len(p.Rows))
+	}
+	var (
+		k                   memberDeck
+		state, rating, when int64
+	)
+	dests := []any{&k.user, &k.deck, &state, &rating, &when}
+	for rows.Next() {
+		if err := rows.Scan(dests...); err != nil {
+			return nil, nil, fmt.Errorf("reviews: %w", err)
+		}
+		i, ok := at[k]
+		if !ok {
+			continue
+		}
+		if when >= recent {
+			counted[i]++
+		}
+		if sp, ok := spans[k.user]; ok && when >= sp.from && when < sp.to {
+			kinds[i] = addReviewCount(kinds[i], fsrs.State(state), fsrs.Rating(rating))
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return p, fmt.Errorf("cards: %w", err)
+		return nil, nil, fmt.Errorf("reviews: %w", err)
 	}
-	rows.Close()
-	rows, err = db.read.QueryContext(ctx, groupReviewsQuery, groupID, ms(now.Add(-RecentReviewsSpan)))
-	if err != nil {
-		return p, fmt.Errorf("reviews: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var (
-			k key
-			n int
-		)
-		if err := rows.Scan(&k.user, &k.deck, &n); err != nil {
-			return p, fmt.Errorf("reviews: %w", err)
-		}
-		if i, ok := at[k]; ok {
-			p.Rows[i].RecentReviews = n
+	var shares []progress.Share
+	if retention {
+		shares = make([]progress.Share, len(p.Rows))
+		for i := range shares {
+			shares[i] = progress.TrueRetention(kinds[i])
 		}
 	}
-	if err := rows.Err(); err != nil {
-		return p, fmt.Errorf("reviews: %w", err)
+	return counted, shares, nil
+}
+
+// addReviewCount adds a review of a card in state before, rated r, to
+// counts.
+func addReviewCount(counts []progress.ReviewCount, before fsrs.State, r fsrs.Rating) []progress.ReviewCount {
+	for i, c := range counts {
+		if c.StateBefore == before && c.Rating == r {
+			counts[i].Count++
+			return counts
+		}
 	}
-	return p, nil
+	return append(counts, progress.ReviewCount{StateBefore: before, Rating: r, Count: 1})
 }
 
 // GroupExportRow is one row of a group's progress export.
@@ -149,8 +265,10 @@ type GroupExportRow struct {
 	Member   GroupMember
 	Deck     GroupDeck
 	Progress GroupProgressRow
-	// DeckIDs are the ids of all the group's decks, in its order.
-	DeckIDs []int64
+	// Retention is the member's true retention in the deck
+	// (progress.TrueRetention) over the last progress.RetentionDays study
+	// days in their time zone, as their statistics page measures it.
+	Retention progress.Share
 }
 
 // GroupExport hands the rows of the group's progress table at now to
@@ -159,18 +277,17 @@ type GroupExportRow struct {
 // The table is read before the first row is handed out: no read is open
 // while each writes. An error of each ends the export and is returned.
 func (db *DB) GroupExport(ctx context.Context, groupID, actorID int64, now time.Time, each func(GroupExportRow) error) error {
-	p, err := db.groupProgress(ctx, groupID, actorID, now)
+	p, retention, err := db.groupProgress(ctx, groupID, actorID, now, true)
 	if err == nil {
 		err = group.CheckManage(p.Group.Viewer.Role)
 	}
 	if err != nil {
 		return fmt.Errorf("store: export group %d for user %d: %w", groupID, actorID, err)
 	}
-	ids := p.Group.DeckIDs()
 	i := 0
 	for _, m := range p.Group.Members {
 		for _, d := range p.Group.Decks {
-			if err := each(GroupExportRow{Member: m, Deck: d, Progress: p.Rows[i], DeckIDs: ids}); err != nil {
+			if err := each(GroupExportRow{Member: m, Deck: d, Progress: p.Rows[i], Retention: retention[i]}); err != nil {
 				return err
 			}
 			i++

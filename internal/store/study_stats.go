@@ -95,7 +95,7 @@ const (
 	learnerSettingsQuery = `SELECT desired_retention, timezone, new_per_day, reviews_per_day FROM users WHERE id = ?`
 	// The learner's cards of published questions with their decks: what
 	// mastery, mature cards, the cards due and the forecast count.
-	statsCardsQuery = `SELECT q.deck_id, c.state, c.due, c.stability, c.last_review
+	statsCardsQuery = `SELECT q.deck_id, ` + statsCardColumns + `
 		FROM cards c JOIN questions q ON q.id = c.question_id
 		WHERE c.user_id = ?1 AND q.status = 'published'`
 	// The learner's reviews from ?2 to ?3 (ms) by deck, state before and
@@ -120,6 +120,10 @@ const (
 	dueByDeckQuery = `SELECT q.deck_id, 1, count(*) FROM ` + learningCards + learningWhere + ` AND c.due < ?2 GROUP BY q.deck_id
 		UNION ALL SELECT q.deck_id, 2, count(*) FROM ` + reviewCards + reviewWhere + ` AND c.due < ?2 GROUP BY q.deck_id`
 )
+
+// statsCardColumns are what the figures read of a card c
+// (statsCardRow); 0 for no last review.
+const statsCardColumns = `c.state, c.due, c.stability, coalesce(c.last_review, 0)`
 
 // The queue's new-card search, counting the new cards it would serve up
 // to ?6 (the day's allowance) instead of taking the first: the new cards
@@ -169,11 +173,10 @@ func (db *DB) stats(ctx context.Context, userID int64, deckIDs []int64, now time
 	if err != nil {
 		return Stats{}, err
 	}
-	sched, err := db.schedulers.get(l.retention, false)
+	mem, err := db.memory(l.retention)
 	if err != nil {
 		return Stats{}, err
 	}
-	mem := progress.Memory{Scheduler: sched, DesiredRetention: l.retention}
 	st := Stats{DayStart: l.dayStart, DayEnds: l.dayEnds, DesiredRetention: l.retention, Allowance: l.allowance()}
 
 	decks, err := deckProgress(ctx, db.read, userID, "", now)
@@ -184,8 +187,8 @@ func (db *DB) stats(ctx context.Context, userID int64, deckIDs []int64, now time
 	if err != nil {
 		return st, err
 	}
-	retention := progress.Days(now, l.loc, 1-progress.RetentionDays, progress.RetentionDays)
-	counts, err := retentionCounts(ctx, db.read, userID, retention[0], l.dayEnds)
+	from, to := retentionSpan(now, l.loc)
+	counts, err := retentionCounts(ctx, db.read, userID, from, to)
 	if err != nil {
 		return st, err
 	}
@@ -263,19 +266,12 @@ func statsCards(ctx context.Context, q querier, userID int64) (map[int64][]fsrs.
 	}
 	defer rows.Close()
 	out := map[int64][]fsrs.Card{}
+	var deck int64
+	row := newStatsCardRow(&deck)
 	for rows.Next() {
-		var (
-			deck, due int64
-			state     int
-			c         fsrs.Card
-			last      sql.NullInt64
-		)
-		if err := rows.Scan(&deck, &state, &due, &c.Stability, &last); err != nil {
+		c, err := row.scan(rows)
+		if err != nil {
 			return nil, fmt.Errorf("cards: %w", err)
-		}
-		c.State, c.Due = fsrs.State(state), fromMS(due)
-		if last.Valid {
-			c.LastReview = fromMS(last.Int64)
 		}
 		out[deck] = append(out[deck], c)
 	}
@@ -283,6 +279,53 @@ func statsCards(ctx context.Context, q querier, userID int64) (map[int64][]fsrs.
 		return nil, fmt.Errorf("cards: %w", err)
 	}
 	return out, nil
+}
+
+// statsCardRow scans rows of leading columns, then statsCardColumns, one
+// card a row, with the same destinations from row to row.
+type statsCardRow struct {
+	// int64 and float64 take the driver's values as they are (database/sql
+	// converts an int64 to an int through its decimal text).
+	state, due, last int64
+	stability        float64
+	dests            []any
+}
+
+// newStatsCardRow scans the leading columns into lead.
+func newStatsCardRow(lead ...any) *statsCardRow {
+	r := &statsCardRow{}
+	r.dests = append(lead, &r.state, &r.due, &r.stability, &r.last)
+	return r
+}
+
+// scan reads the card of the current row.
+func (r *statsCardRow) scan(rows *sql.Rows) (fsrs.Card, error) {
+	if err := rows.Scan(r.dests...); err != nil {
+		return fsrs.Card{}, err
+	}
+	c := fsrs.Card{State: fsrs.State(r.state), Due: fromMS(r.due), Stability: r.stability}
+	if r.last != 0 {
+		c.LastReview = fromMS(r.last)
+	}
+	return c, nil
+}
+
+// memory is how the figures judge the memory of a learner whose desired
+// retention is retention.
+func (db *DB) memory(retention float64) (progress.Memory, error) {
+	sched, err := db.schedulers.get(retention, false)
+	if err != nil {
+		return progress.Memory{}, err
+	}
+	return progress.Memory{Scheduler: sched, DesiredRetention: retention}, nil
+}
+
+// retentionSpan is the span true retention is measured over at now for a
+// learner in loc: the last progress.RetentionDays study days, today's
+// included, to the end of today.
+func retentionSpan(now time.Time, loc *time.Location) (from, to time.Time) {
+	days := progress.Days(now, loc, 1-progress.RetentionDays, progress.RetentionDays)
+	return days[0], days[len(days)-1]
 }
 
 // retentionCounts counts userID's reviews from from to to by deck, state

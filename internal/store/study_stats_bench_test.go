@@ -63,7 +63,7 @@ func BenchmarkStats(b *testing.B) {
 func TestStatsBenchData(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
 	now := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
-	h := benchHistory(rng, 1, []int64{1, 2, 3}, 3650, now)
+	h := benchHistory(rng, 1, []int64{1, 2, 3}, 3650, now, benchYear)
 	days := map[string]int{}
 	for _, r := range h {
 		if r.at.After(now) || r.at.Before(now.Add(-366*24*time.Hour)) {

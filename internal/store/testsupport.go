@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"kubequiz/internal/fsrs"
+	"kubequiz/internal/group"
 	"kubequiz/internal/quiz"
 )
 
@@ -261,9 +262,54 @@ func (db *DB) SeedStatsBench(ctx context.Context, now time.Time) (int64, error) 
 
 func (db *DB) seedStatsBench(ctx context.Context, now time.Time) (int64, error) {
 	rng := rand.New(rand.NewPCG(7, 11))
+	questions, err := db.insertBenchDecks(ctx, statsBenchDecks, statsBenchPerDeck)
+	if err != nil {
+		return 0, err
+	}
+	user, err := db.addBenchUser(ctx, StatsBenchLogin)
+	if err != nil {
+		return 0, err
+	}
+	for d := range statsBenchDecks {
+		if _, err := db.SetSubscription(ctx, user, fmt.Sprintf("deck-%02d", d), true, time.Unix(0, 0)); err != nil {
+			return 0, err
+		}
+	}
+	// The learner's cards are the first 200 questions of each deck.
+	var carded []int64
+	for d := range statsBenchDecks {
+		carded = append(carded, questions[d*statsBenchPerDeck:d*statsBenchPerDeck+statsBenchCards/statsBenchDecks]...)
+	}
+	if err := db.insertBenchCards(ctx, user, carded, benchCards(rng, len(carded), now)); err != nil {
+		return 0, err
+	}
+	if err := db.insertPastReviews(ctx, StatsBenchLogin, benchHistory(rng, user, carded, statsBenchReviews, now, benchYear)); err != nil {
+		return 0, err
+	}
+	for o := range statsBenchOthers {
+		login := fmt.Sprintf("other%d", o)
+		other, err := db.addBenchUser(ctx, login)
+		if err != nil {
+			return 0, err
+		}
+		if err := db.insertPastReviews(ctx, login, benchHistory(rng, other, carded, statsBenchOtherRevs, now, benchYear)); err != nil {
+			return 0, err
+		}
+	}
+	if _, err := db.write.ExecContext(ctx, `ANALYZE`); err != nil {
+		return 0, fmt.Errorf("analyze: %w", err)
+	}
+	return user, nil
+}
+
+// insertBenchDecks inserts decks decks of perDeck published
+// single-choice questions each, deck-00 onwards, over releases 1.20 on
+// (five decks a release) and SIGs sig-0 to sig-4, and returns the
+// questions' ids, deck by deck in order.
+func (db *DB) insertBenchDecks(ctx context.Context, decks, perDeck int) ([]int64, error) {
 	var questions []int64
 	err := db.tx(ctx, func(tx *sql.Tx) error {
-		for d := range statsBenchDecks {
+		for d := range decks {
 			res, err := tx.ExecContext(ctx, `INSERT INTO decks (slug, title, release, sig, created_at, updated_at)
 				VALUES (?, ?, ?, ?, 0, 0)`, fmt.Sprintf("deck-%02d", d), fmt.Sprintf("Deck deck-%02d", d),
 				fmt.Sprintf("1.%d", 20+d/5), fmt.Sprintf("sig-%d", d%5))
@@ -274,7 +320,7 @@ func (db *DB) seedStatsBench(ctx context.Context, now time.Time) (int64, error) 
 			if err != nil {
 				return err
 			}
-			for i := range statsBenchPerDeck {
+			for i := range perDeck {
 				q := quiz.Question{
 					ExtID: fmt.Sprintf("d%d-q%d", d, i), Type: quiz.SingleChoice, Choices: []string{"a", "b", "c"},
 					Answer: "b", Explanation: "because", Source: quiz.Source{Release: "1.36", SIG: "node", PRs: []int{136711}},
@@ -301,42 +347,9 @@ func (db *DB) seedStatsBench(ctx context.Context, now time.Time) (int64, error) 
 		return nil
 	})
 	if err != nil {
-		return 0, err
+		return nil, fmt.Errorf("add decks: %w", err)
 	}
-	user, err := db.addBenchUser(ctx, StatsBenchLogin)
-	if err != nil {
-		return 0, err
-	}
-	for d := range statsBenchDecks {
-		if _, err := db.SetSubscription(ctx, user, fmt.Sprintf("deck-%02d", d), true, time.Unix(0, 0)); err != nil {
-			return 0, err
-		}
-	}
-	// The learner's cards are the first 200 questions of each deck.
-	var carded []int64
-	for d := range statsBenchDecks {
-		carded = append(carded, questions[d*statsBenchPerDeck:d*statsBenchPerDeck+statsBenchCards/statsBenchDecks]...)
-	}
-	if err := db.insertBenchCards(ctx, user, carded, benchCards(rng, len(carded), now)); err != nil {
-		return 0, err
-	}
-	if err := db.insertPastReviews(ctx, StatsBenchLogin, benchHistory(rng, user, carded, statsBenchReviews, now)); err != nil {
-		return 0, err
-	}
-	for o := range statsBenchOthers {
-		login := fmt.Sprintf("other%d", o)
-		other, err := db.addBenchUser(ctx, login)
-		if err != nil {
-			return 0, err
-		}
-		if err := db.insertPastReviews(ctx, login, benchHistory(rng, other, carded, statsBenchOtherRevs, now)); err != nil {
-			return 0, err
-		}
-	}
-	if _, err := db.write.ExecContext(ctx, `ANALYZE`); err != nil {
-		return 0, fmt.Errorf("analyze: %w", err)
-	}
-	return user, nil
+	return questions, nil
 }
 
 // addBenchUser inserts a learner in Asia/Tokyo with 20 new cards and 200
@@ -410,14 +423,16 @@ func (db *DB) insertPastReviews(ctx context.Context, prefix string, reviews []pa
 	return nil
 }
 
-// benchHistory returns n reviews of user over the year before now, about
+// benchYear is the span of the statistics benchmark's history.
+const benchYear = 365 * 24 * time.Hour
+
+// benchHistory returns n reviews of user over the span before now, about
 // as many each day, of questions, the first of each card from new.
-func benchHistory(rng *rand.Rand, user int64, questions []int64, n int, now time.Time) []pastReview {
+func benchHistory(rng *rand.Rand, user int64, questions []int64, n int, now time.Time, span time.Duration) []pastReview {
 	out := make([]pastReview, n)
 	seen := map[int64]bool{}
-	year := int64(365 * 24 * time.Hour)
 	for i := range out {
-		at := now.Add(-time.Duration(year) + time.Duration(float64(i)/float64(n)*float64(year)) +
+		at := now.Add(-span + time.Duration(float64(i)/float64(n)*float64(span)) +
 			time.Duration(rng.Int64N(int64(time.Hour))))
 		q := questions[rng.IntN(len(questions))]
 		before := fsrs.Review
@@ -463,4 +478,123 @@ func benchCards(rng *rand.Rand, n int, now time.Time) []fsrs.Card {
 		out[i] = c
 	}
 	return out
+}
+
+// GroupBenchSize is the size of a group SeedGroupBench builds.
+type GroupBenchSize struct {
+	// Members counts the members, the organizer included.
+	Members int
+	// Decks counts the group's decks, each of PerDeck questions.
+	Decks, PerDeck int
+	// Reviews counts the members' reviews, all of the group's decks.
+	Reviews int
+}
+
+// GroupDashboardBench is the group dashboard benchmark's group: 200
+// members, 8 decks of 120 questions, 100,000 reviews.
+func GroupDashboardBench() GroupBenchSize {
+	return GroupBenchSize{Members: 200, Decks: 8, PerDeck: 120, Reviews: 100_000}
+}
+
+// groupBenchSpan is how far back a group benchmark's reviews go: a
+// release's decks studied for the three months before its meetup.
+const groupBenchSpan = 90 * 24 * time.Hour
+
+// GroupBench is a group SeedGroupBench built.
+type GroupBench struct {
+	Group int64
+	// Members are the members' user ids, the organizer's first.
+	Members []int64
+}
+
+// SeedGroupBench fills an empty database with a study group of size as
+// of now, whose meetup is 14 days ahead at 19:00 in Tokyo: size.Decks
+// decks of size.PerDeck published questions (insertBenchDecks), all the
+// group's; size.Members members (member000 the organizer, the others
+// joined through the invite link and so subscribed to the decks). Every
+// fourth member lives in America/Los_Angeles, the others in Asia/Tokyo,
+// and desired retentions run from 0.85 to 0.95. Member i has cards
+// (benchCards) for the first 5 to 35 % of each deck's questions as i
+// goes, but one in fifty has none; those with cards share size.Reviews
+// reviews (benchHistory) over the 90 days before now: for the default
+// size, 37,000 cards, 2.7 reviews each. The same size and now give the
+// same data.
+func (db *DB) SeedGroupBench(ctx context.Context, size GroupBenchSize, now time.Time) (GroupBench, error) {
+	gb, err := db.seedGroupBench(ctx, size, now)
+	if err != nil {
+		return gb, fmt.Errorf("store: seed a group benchmark: %w", err)
+	}
+	return gb, nil
+}
+
+func (db *DB) seedGroupBench(ctx context.Context, size GroupBenchSize, now time.Time) (GroupBench, error) {
+	var gb GroupBench
+	if size.Members < 1 || size.Decks < 1 || size.PerDeck < 1 {
+		return gb, fmt.Errorf("a group of %+v", size)
+	}
+	rng := rand.New(rand.NewPCG(13, 17))
+	questions, err := db.insertBenchDecks(ctx, size.Decks, size.PerDeck)
+	if err != nil {
+		return gb, err
+	}
+	for i := range size.Members {
+		login := fmt.Sprintf("member%03d", i)
+		id, err := db.addBenchUser(ctx, login)
+		if err != nil {
+			return gb, err
+		}
+		zone := "Asia/Tokyo"
+		if i%4 == 3 {
+			zone = "America/Los_Angeles"
+		}
+		if _, err := db.write.ExecContext(ctx, `UPDATE users SET display_name = ?, timezone = ?, desired_retention = ? WHERE id = ?`,
+			fmt.Sprintf("Member %d", i), zone, 0.85+0.01*float64(i%11), id); err != nil {
+			return gb, fmt.Errorf("user %s: %w", login, err)
+		}
+		gb.Members = append(gb.Members, id)
+	}
+	tokyo := db.zones.location("Asia/Tokyo")
+	day := now.In(tokyo).AddDate(0, 0, 14)
+	g := NewGroup{Group: group.Group{Name: "ベンチマークの会", Release: "1.36",
+		Meetup: group.Meetup{At: time.Date(day.Year(), day.Month(), day.Day(), 19, 0, 0, 0, tokyo), HasTime: true}},
+		Invite: GroupInvite{Hash: []byte("group benchmark invite")}}
+	for d := range size.Decks {
+		g.Decks = append(g.Decks, fmt.Sprintf("deck-%02d", d))
+	}
+	if gb.Group, err = db.CreateGroup(ctx, gb.Members[0], g, now); err != nil {
+		return gb, err
+	}
+	for _, id := range gb.Members[1:] {
+		if _, err := db.JoinGroup(ctx, g.Invite.Hash, id, now); err != nil {
+			return gb, err
+		}
+	}
+	var studying []int
+	for i := range gb.Members {
+		if i%50 != 49 {
+			studying = append(studying, i)
+		}
+	}
+	for k, i := range studying {
+		seen := size.PerDeck * (5 + i*37%31) / 100
+		var carded []int64
+		for d := range size.Decks {
+			carded = append(carded, questions[d*size.PerDeck:d*size.PerDeck+max(seen, 1)]...)
+		}
+		if err := db.insertBenchCards(ctx, gb.Members[i], carded, benchCards(rng, len(carded), now)); err != nil {
+			return gb, err
+		}
+		n := size.Reviews / len(studying)
+		if k < size.Reviews%len(studying) {
+			n++
+		}
+		reviews := benchHistory(rng, gb.Members[i], carded, n, now, groupBenchSpan)
+		if err := db.insertPastReviews(ctx, fmt.Sprintf("member%03d", i), reviews); err != nil {
+			return gb, err
+		}
+	}
+	if _, err := db.write.ExecContext(ctx, `ANALYZE`); err != nil {
+		return gb, fmt.Errorf("analyze: %w", err)
+	}
+	return gb, nil
 }

@@ -1,16 +1,15 @@
 package web
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"strconv"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"kubequiz/internal/csvx"
 	"kubequiz/internal/group"
+	"kubequiz/internal/progress"
 	"kubequiz/internal/quiz"
 	"kubequiz/internal/store"
 	"kubequiz/views"
@@ -18,37 +17,9 @@ import (
 
 // A group's progress table (member x deck) and its CSV export. Mastery,
 // mature cards and true retention are the progress rules' figures
-// (store.Stats, defined once in internal/progress, as /stats shows them);
-// the export is written through csvx, as the learner's own.
-
-// deckFigures are the figures of one member's deck that the progress
-// rules define.
-type deckFigures struct {
-	// Mastered of Cards is the deck's mastery: its cards, unseen ones
-	// included, whose retrievability today is at or above the member's
-	// desired retention.
-	Mastered, Cards int
-	// Mature counts the member's mature cards of the deck.
-	Mature int
-	// Passed of Reviewed is the member's true retention over 30 days: of
-	// the reviews of the deck's cards in review, those rated Hard or
-	// better.
-	Passed, Reviewed int
-}
-
-// figuresOf returns one member's deckFigures at now over the decks
-// deckIDs, by deck id.
-func (s *Server) figuresOf(ctx context.Context, userID int64, deckIDs []int64, now time.Time) (map[int64]deckFigures, error) {
-	st, err := s.db.Stats(ctx, userID, deckIDs, now)
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[int64]deckFigures, len(st.Decks))
-	for _, d := range st.Decks {
-		out[d.ID] = deckFigures{Mastered: d.Mastered, Cards: d.Total, Mature: d.Mature, Passed: d.Retention.Part, Reviewed: d.Retention.Whole}
-	}
-	return out, nil
-}
+// (defined once in internal/progress, as /stats shows them), which the
+// store computes for all the members at once (store.GroupProgress); the
+// export is written through csvx, as the learner's own.
 
 // groupProgressColumns is the header of a group's progress export: one row
 // per member and deck, members in the group's order (organizers first,
@@ -67,21 +38,6 @@ func (s *Server) figuresOf(ctx context.Context, userID int64, deckIDs []int64, n
 var groupProgressColumns = []string{"login", "display_name", "deck", "cards_total", "seen", "mature", "due",
 	"mastery", "retention_30d", "reviews_7d", "last_review"}
 
-// memberFigures returns the figures of the members users over the group's
-// decks, by user id.
-func (s *Server) memberFigures(ctx context.Context, g store.Group, users []int64, now time.Time) (map[int64]map[int64]deckFigures, error) {
-	out := make(map[int64]map[int64]deckFigures, len(users))
-	decks := g.DeckIDs()
-	for _, id := range users {
-		f, err := s.figuresOf(ctx, id, decks, now)
-		if err != nil {
-			return nil, fmt.Errorf("figures of user %d: %w", id, err)
-		}
-		out[id] = f
-	}
-	return out, nil
-}
-
 // groupProgress shows the progress table: to organizers every member's
 // row, to members their own, with the group's averages as
 // group.ProgressViewOf allows.
@@ -91,30 +47,17 @@ func (s *Server) groupProgress(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ctx := c.Request().Context()
-	now := s.now()
-	p, err := s.db.GroupProgress(ctx, id, u.ID, now)
+	p, err := s.db.GroupProgress(c.Request().Context(), id, u.ID, s.now())
 	if err != nil {
 		return err
 	}
 	show := group.ProgressViewOf(p.Group.Viewer.Role, len(p.Group.Members))
-	users := []int64{u.ID}
-	if show.AllRows || show.Averages {
-		users = users[:0]
-		for _, m := range p.Group.Members {
-			users = append(users, m.User.ID)
-		}
-	}
-	figures, err := s.memberFigures(ctx, p.Group, users, now)
-	if err != nil {
-		return err
-	}
-	v := progressView(p, show, figures, u)
+	v := progressView(p, show, u)
 	return s.render(c, http.StatusOK, views.GroupProgressPage(s.page(c, p.Group.Name+": 進み具合"), v))
 }
 
 // progressView is the progress table as show lets u see it.
-func progressView(p store.GroupProgress, show group.ProgressView, figures map[int64]map[int64]deckFigures, u quiz.User) views.GroupProgressView {
+func progressView(p store.GroupProgress, show group.ProgressView, u quiz.User) views.GroupProgressView {
 	g := p.Group
 	v := views.GroupProgressView{ID: g.ID, Name: g.Name, Organizer: group.CanManage(g.Viewer.Role),
 		MinMembers: group.MinMembersForAverages}
@@ -137,12 +80,11 @@ func progressView(p store.GroupProgress, show group.ProgressView, figures map[in
 		for j, d := range g.Decks {
 			r := p.Rows[i]
 			i++
-			f, known := figures[m.User.ID][d.ID]
 			cell := views.ProgressCell{Seen: strconv.Itoa(r.Seen), Total: strconv.Itoa(r.Total), Mastery: "—",
 				Reviews: strconv.Itoa(r.RecentReviews), Presenter: d.Presenter == m.User.ID}
-			if known && f.Cards > 0 {
-				cell.Mastery = percent(float64(f.Mastered) / float64(f.Cards))
-				sums[j].mastery += float64(f.Mastered) / float64(f.Cards)
+			if mastery, ok := r.Cards.Mastery().Ratio(); ok {
+				cell.Mastery = percent(mastery)
+				sums[j].mastery += mastery
 				sums[j].figured++
 			}
 			if !r.LastReview.IsZero() {
@@ -191,11 +133,7 @@ func (s *Server) groupExport(c echo.Context) error {
 	ctx := c.Request().Context()
 	now := s.now()
 	bom := c.QueryParam("bom") == "1"
-	var (
-		table   *csvx.Writer
-		figures map[int64]deckFigures
-		member  int64
-	)
+	var table *csvx.Writer
 	// The response starts with the first row: a refusal before it is
 	// still the error handler's page.
 	start := func() {
@@ -209,15 +147,7 @@ func (s *Server) groupExport(c echo.Context) error {
 		if table == nil {
 			start()
 		}
-		if r.Member.User.ID != member {
-			f, err := s.figuresOf(ctx, r.Member.User.ID, r.DeckIDs, now)
-			if err != nil {
-				return fmt.Errorf("figures of user %d: %w", r.Member.User.ID, err)
-			}
-			figures = f
-		}
-		member = r.Member.User.ID
-		writeProgressRow(table, r, figures)
+		writeProgressRow(table, r)
 		return table.End()
 	})
 	if err != nil {
@@ -237,32 +167,27 @@ func (s *Server) groupExport(c echo.Context) error {
 	return nil
 }
 
-// writeProgressRow writes one member's row of one deck; figures are the
-// member's.
-func writeProgressRow(t *csvx.Writer, row store.GroupExportRow, figures map[int64]deckFigures) {
+// writeProgressRow writes one member's row of one deck.
+func writeProgressRow(t *csvx.Writer, row store.GroupExportRow) {
 	m, d, r := row.Member, row.Deck, row.Progress
 	t.Text(m.User.Login)
 	t.Text(m.User.DisplayName)
 	t.Text(d.Slug)
 	t.Int(int64(r.Total))
 	t.Int(int64(r.Seen))
-	f, known := figures[d.ID]
-	if known {
-		t.Int(int64(f.Mature))
-	} else {
-		t.Empty()
-	}
+	t.Int(int64(r.Cards.Mature))
 	t.Int(int64(r.Due))
-	if known && f.Cards > 0 {
-		t.Float(float64(f.Mastered) / float64(f.Cards))
-	} else {
-		t.Empty()
-	}
-	if known && f.Reviewed > 0 {
-		t.Float(float64(f.Passed) / float64(f.Reviewed))
-	} else {
-		t.Empty()
-	}
+	share(t, r.Cards.Mastery())
+	share(t, row.Retention)
 	t.Int(int64(r.RecentReviews))
 	t.Time(r.LastReview)
+}
+
+// share writes a share as its ratio, or an empty cell when it has none.
+func share(t *csvx.Writer, s progress.Share) {
+	if r, ok := s.Ratio(); ok {
+		t.Float(r)
+	} else {
+		t.Empty()
+	}
 }
