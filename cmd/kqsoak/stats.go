@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -224,7 +225,7 @@ func (m metricSet) requestHistograms() map[string]histogram {
 	}
 	out := map[string]histogram{}
 	for route, bs := range buckets {
-		slices.SortFunc(bs, func(a, b bucket) int { return compareFloat(a.le, b.le) })
+		slices.SortFunc(bs, func(a, b bucket) int { return cmp.Compare(a.le, b.le) })
 		h := histogram{count: counts[route]}
 		for _, b := range bs {
 			h.bounds = append(h.bounds, b.le)
@@ -235,16 +236,6 @@ func (m metricSet) requestHistograms() map[string]histogram {
 		}
 	}
 	return out
-}
-
-func compareFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // quantileBound is the upper bound of the bucket that holds quantile q.

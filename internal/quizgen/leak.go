@@ -26,18 +26,7 @@ func givesAnswer(q quiz.Question) bool {
 			}
 		}
 	case quiz.Cloze:
-		gaps, err := quiz.ParseCloze(q.Prompt)
-		if err != nil {
-			return false // Validate refuses it
-		}
-		text := quiz.ClozeText(q.Prompt)
-		for _, g := range gaps {
-			for _, a := range g.Accept {
-				if shows(text, a) {
-					return true
-				}
-			}
-		}
+		return clozeAnswerIn(q.Prompt, shows)
 	case quiz.Typed:
 		for _, a := range q.Accept {
 			if shows(q.Prompt, a) {
@@ -114,18 +103,7 @@ func givesNameAway(q quiz.Question) bool {
 	case quiz.SingleChoice:
 		return q.Answer != "" && nameGivenAway(q.Prompt, q.Answer)
 	case quiz.Cloze:
-		gaps, err := quiz.ParseCloze(q.Prompt)
-		if err != nil {
-			return false // Validate refuses it
-		}
-		text := quiz.ClozeText(q.Prompt)
-		for _, g := range gaps {
-			for _, a := range g.Accept {
-				if nameGivenAway(text, a) {
-					return true
-				}
-			}
-		}
+		return clozeAnswerIn(q.Prompt, nameGivenAway)
 	}
 	return false
 }
@@ -246,4 +224,23 @@ func wordStem(w string) string {
 		w = strings.TrimSuffix(w, "e")
 	}
 	return w
+}
+
+// clozeAnswerIn reports whether match finds any accepted answer of a
+// gap in the cloze's text with its gaps blanked; a prompt that is no
+// cloze has none (Validate refuses it).
+func clozeAnswerIn(prompt string, match func(text, answer string) bool) bool {
+	gaps, err := quiz.ParseCloze(prompt)
+	if err != nil {
+		return false
+	}
+	text := quiz.ClozeText(prompt)
+	for _, g := range gaps {
+		for _, a := range g.Accept {
+			if match(text, a) {
+				return true
+			}
+		}
+	}
+	return false
 }
