@@ -290,7 +290,7 @@ func TestFeaturesWithHistory(t *testing.T) {
 		{[]string{"NoSuchGate"}, nil},
 	}
 	for _, tt := range tests {
-		got, err := db.FeaturesWithHistory(ctx, tt.names)
+		got, err := db.FeaturesWithHistory(ctx, 0, tt.names)
 		if err != nil || !slices.Equal(got, tt.want) {
 			t.Errorf("FeaturesWithHistory(%q) = %q, %v; want %q", tt.names, got, err, tt.want)
 		}
@@ -299,7 +299,69 @@ func TestFeaturesWithHistory(t *testing.T) {
 	for i := range many {
 		many[i] = fmt.Sprintf("Gate%d", i)
 	}
-	if got, err := db.FeaturesWithHistory(ctx, append(many, "FooGate")); err != nil || len(got) != 0 {
+	if got, err := db.FeaturesWithHistory(ctx, 0, append(many, "FooGate")); err != nil || len(got) != 0 {
 		t.Errorf("a name after the first %d = %q, %v; want it not looked up", maxFeatureNames, got, err)
+	}
+}
+
+// TestFeaturesWithHistoryVersion: an answer found at one version of the
+// history serves that version only (in order: the table's rows share one
+// list's entry); storing a document, or removing its
+// stages, moves the version on, and the card's read carries it.
+func TestFeaturesWithHistoryVersion(t *testing.T) {
+	ctx := context.Background()
+	db := newTestDB(t)
+	version := func() HistoryVersion {
+		t.Helper()
+		var v HistoryVersion
+		if err := db.read.QueryRowContext(ctx, `SELECT version FROM history_version`).Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	names := []string{"FooGate"}
+	v1 := version()
+	if got, err := db.FeaturesWithHistory(ctx, v1, names); err != nil || len(got) != 0 {
+		t.Fatalf("before any document = %q, %v; want none", got, err)
+	}
+	doc := parseDoc(t, upstream140, changelog.Options{Release: "1.40"})
+	if _, err := db.IngestChangelog(ctx, input("CHANGELOG-1.40.md", doc, nil), IngestOptions{Actor: "test", Now: t0}); err != nil {
+		t.Fatal(err)
+	}
+	v2 := version()
+	if v2 == v1 {
+		t.Fatalf("version %d unchanged by storing a document", v2)
+	}
+	tests := []struct {
+		name string
+		asOf HistoryVersion
+		want []string
+	}{
+		{"the old version, as kept", v1, nil},
+		{"the new version", v2, names},
+		{"no version", 0, names},
+	}
+	for _, tt := range tests {
+		if got, err := db.FeaturesWithHistory(ctx, tt.asOf, names); err != nil || !slices.Equal(got, tt.want) {
+			t.Errorf("%s: %q, %v; want %q", tt.name, got, err, tt.want)
+		}
+	}
+	if _, err := db.write.ExecContext(ctx, `DELETE FROM feature_stages WHERE feature_key = 'foogate'`); err != nil {
+		t.Fatal(err)
+	}
+	v3 := version()
+	if v3 == v2 {
+		t.Fatalf("version %d unchanged by deleting stages", v3)
+	}
+	if got, err := db.FeaturesWithHistory(ctx, v3, names); err != nil || len(got) != 0 {
+		t.Errorf("after the stages went = %q, %v; want none", got, err)
+	}
+	// A card's read carries the version.
+	user := addStudyUser(t, db, "u", studyUserOpts{})
+	deck := addStudyDeck(t, db, "d", "1.40")
+	q := addStudyQuestion(t, db, deck, 1, quiz.Published, sampleQuestion("q"))
+	card, err := db.PreviewCard(ctx, user, q, t0)
+	if err != nil || card.History != v3 {
+		t.Errorf("PreviewCard: history %d, %v; want %d", card.History, err, v3)
 	}
 }

@@ -46,6 +46,8 @@ type DB struct {
 	sessions sessionCache
 	// questions holds the questions study requests serve (question_cache.go).
 	questions questionCache
+	// features holds the answers of FeaturesWithHistory (features.go).
+	features featuresCache
 	// counts holds the study pages' counts of the cards left today
 	// (study_counts_cache.go).
 	counts countsCache

@@ -27,18 +27,23 @@ type CardPreview struct {
 	// Groups are the ids of the learner's study groups that study the
 	// question's deck.
 	Groups []int64
+	// History is the version of the stored feature history at the read
+	// (FeaturesWithHistory's asOf).
+	History HistoryVersion
 }
 
 // cardForAnswerQuery loads, for user ?1, the published question ?2 with the
 // user's card (all card columns NULL when there is none), their desired
 // retention and time zone, whether they subscribe to its deck, and the ids
-// of their study groups that study the deck (NULL for none). No row: the
-// question does not exist or is not published.
+// of their study groups that study the deck (NULL for none), and the
+// version of the stored feature history. No row: the question does not
+// exist or is not published.
 const cardForAnswerQuery = `SELECT u.desired_retention, u.timezone,
 	EXISTS (SELECT 1 FROM subscriptions s WHERE s.user_id = +?1 AND s.deck_id = q.deck_id),
 	(SELECT group_concat(gd.group_id) FROM study_group_decks gd
 	 JOIN study_group_members m ON m.group_id = gd.group_id AND m.user_id = +?1
-	 WHERE gd.deck_id = q.deck_id), ` + cardColumns + `, ` + studyQuestionColumns + `
+	 WHERE gd.deck_id = q.deck_id),
+	(SELECT version FROM history_version WHERE id = 1), ` + cardColumns + `, ` + studyQuestionColumns + `
 	FROM questions q
 	JOIN decks d ON d.id = q.deck_id
 	JOIN users u ON u.id = +?1
@@ -51,6 +56,7 @@ type answerer struct {
 	timezone   string
 	subscribed bool
 	groups     []int64
+	history    HistoryVersion
 }
 
 // cardForAnswer runs cardForAnswerQuery; a missing row is quiz.ErrNotFound.
@@ -60,7 +66,7 @@ func (db *DB) cardForAnswer(ctx context.Context, q querier, userID, questionID i
 		groups sql.NullString
 	)
 	row := q.QueryRowContext(ctx, cardForAnswerQuery, userID, questionID)
-	sc, ref, err := scanStudyCard(row, now, &a.retention, &a.timezone, &a.subscribed, &groups)
+	sc, ref, err := scanStudyCard(row, now, &a.retention, &a.timezone, &a.subscribed, &groups, &a.history)
 	if err == nil {
 		a.groups, err = idList(groups.String)
 	}
@@ -98,7 +104,7 @@ func (db *DB) PreviewCard(ctx context.Context, userID, questionID int64, now tim
 	if err != nil {
 		return CardPreview{}, fmt.Errorf("store: preview card %d for user %d: %w", questionID, userID, err)
 	}
-	return CardPreview{StudyCard: sc, Outcomes: out, Subscribed: a.subscribed, Groups: a.groups}, nil
+	return CardPreview{StudyCard: sc, Outcomes: out, Subscribed: a.subscribed, Groups: a.groups, History: a.history}, nil
 }
 
 // reviewTime is now, or the card's last review if the clock is behind it

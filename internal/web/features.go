@@ -96,12 +96,12 @@ func featureCandidates(q quiz.Question) []string {
 
 // featureLinks are the pages of the features a question is about that
 // have a timeline, for its feedback.
-func (s *Server) featureLinks(ctx context.Context, q quiz.Question) ([]views.Link, error) {
-	names := featureCandidates(q)
+func (s *Server) featureLinks(ctx context.Context, card store.CardPreview) ([]views.Link, error) {
+	names := featureCandidates(card.Question.Question)
 	if len(names) == 0 {
 		return nil, nil
 	}
-	known, err := s.db.FeaturesWithHistory(ctx, names)
+	known, err := s.db.FeaturesWithHistory(ctx, card.History, names)
 	if err != nil {
 		return nil, err
 	}

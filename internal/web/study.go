@@ -174,7 +174,7 @@ func (s *Server) answer(c echo.Context) error {
 		return s.renderStudy(c, http.StatusOK, v.Scope, views.StudyQuestion(v), v.Error, counts)
 	}
 	v := feedback(f, card, resp, csrfToken(c), now)
-	if v.Features, err = s.featureLinks(c.Request().Context(), q); err != nil {
+	if v.Features, err = s.featureLinks(c.Request().Context(), card); err != nil {
 		return err
 	}
 	counts, err := s.pageCounts(c, u, f, &card.StudyCard, now)
