@@ -14,9 +14,10 @@ import (
 )
 
 // This file gathers a group's progress table (member x deck) and its
-// export, for all the members at once: one read of their cards of the
-// group's decks and one of their reviews of the last seven days or, for
-// the export's true retention, of the last 30 study days. The figures
+// export, for all the members at once: for each part of the members
+// (memberReads), one read of their cards of the group's decks and one of
+// their reviews of the last seven days or, for the export's true
+// retention, of the last 30 study days. The figures
 // that internal/progress defines (mastery, mature cards, true retention)
 // are its functions' over those, by each member's desired retention and
 // time zone, as Stats computes them for one learner.
@@ -66,13 +67,14 @@ func (p GroupProgress) Row(userID, deckID int64) (GroupProgressRow, bool) {
 // The progress table's queries, each one pass over all the members: ?1
 // the group's id.
 const (
-	// The members' cards of published questions of the group's decks,
-	// with what the figures read of them.
+	// The cards of published questions of the group's decks of the
+	// members in ?2, a JSON array of user ids, with what the figures read
+	// of them.
 	groupCardsQuery = `SELECT c.user_id, q.deck_id, ` + statsCardColumns + `
-		FROM study_group_members m
-		JOIN cards c ON c.user_id = m.user_id
+		FROM json_each(?2) m
+		JOIN cards c ON c.user_id = m.value
 		JOIN questions q ON q.id = c.question_id
-		WHERE m.group_id = ?1 AND q.status = 'published'
+		WHERE q.status = 'published'
 		  AND q.deck_id IN (SELECT gd.deck_id FROM study_group_decks gd WHERE gd.group_id = ?1)`
 	// The members' reviews of the group's decks, each member's since the
 	// time of ?2, a JSON array of [user id, ms]: when, and what true
@@ -113,20 +115,41 @@ func (db *DB) groupProgress(ctx context.Context, groupID, viewerID int64, now ti
 			p.Rows = append(p.Rows, GroupProgressRow{UserID: m.User.ID, DeckID: d.ID, Total: d.Questions})
 		}
 	}
-	// The two reads take most of the time, each in its rows: they run at
-	// once, on two connections of the pool.
+	// The reads take most of the time, each in its rows: the members are
+	// split into memberReads parts, each read on a connection of the
+	// pool of its own, its cards then its reviews, filling its members'
+	// rows.
 	var (
-		wg       sync.WaitGroup
-		cardsErr error
+		wg     sync.WaitGroup
+		errs   = make([]error, memberReads)
+		counts = reviewCounts{recent: make([]int, len(p.Rows))}
 	)
-	wg.Go(func() { cardsErr = db.groupCards(ctx, p, at, now) })
-	recent, shares, err := db.groupReviews(ctx, p, at, now, retention)
+	if retention {
+		counts.kinds = make([][]progress.ReviewCount, len(p.Rows))
+	}
+	members := p.Group.Members
+	for i := range memberReads {
+		part := members[i*len(members)/memberReads : (i+1)*len(members)/memberReads]
+		wg.Go(func() {
+			errs[i] = db.groupCards(ctx, p, part, at, now)
+			if errs[i] == nil {
+				errs[i] = db.groupReviews(ctx, p, part, at, now, retention, counts)
+			}
+		})
+	}
 	wg.Wait()
-	if err := errors.Join(cardsErr, err); err != nil {
+	if err := errors.Join(errs...); err != nil {
 		return p, nil, err
 	}
-	for i, n := range recent {
+	for i, n := range counts.recent {
 		p.Rows[i].RecentReviews = n
+	}
+	var shares []progress.Share
+	if retention {
+		shares = make([]progress.Share, len(p.Rows))
+		for i := range shares {
+			shares[i] = progress.TrueRetention(counts.kinds[i])
+		}
 	}
 	return p, shares, nil
 }
@@ -134,23 +157,44 @@ func (db *DB) groupProgress(ctx context.Context, groupID, viewerID int64, now ti
 // memberDeck is a member's row of a deck.
 type memberDeck struct{ user, deck int64 }
 
-// groupCards fills the rows' counts of cards: seen, due, the last review
-// and the progress rules' counts, by each member's memory, card by card
-// as they are read.
-func (db *DB) groupCards(ctx context.Context, p GroupProgress, at map[memberDeck]int, now time.Time) error {
-	decks := len(p.Group.Decks)
-	mems := make([]progress.Memory, len(p.Group.Members))
-	for i, m := range p.Group.Members {
+// memberReads is the number of parts the members are split into for
+// reading their cards and reviews, each part on its own connection and
+// all at once: the machine's cores share the rows.
+const memberReads = 2
+
+// reviewCounts are what groupReviews counts, by row of the table.
+type reviewCounts struct {
+	// recent counts the reviews within RecentReviewsSpan.
+	recent []int
+	// kinds, with retention, count the reviews true retention counts.
+	kinds [][]progress.ReviewCount
+}
+
+// groupCards fills the rows of members, a part of the group's, with their
+// counts of cards: seen, due, the last review and the progress rules'
+// counts, by each member's memory, card by card as they are read.
+func (db *DB) groupCards(ctx context.Context, p GroupProgress, members []GroupMember, at map[memberDeck]int, now time.Time) error {
+	if len(members) == 0 {
+		return nil
+	}
+	mems := make(map[int64]progress.Memory, len(members))
+	ids := make([]int64, len(members))
+	for i, m := range members {
 		mem, err := db.memory(m.User.DesiredRetention)
 		if err != nil {
 			return fmt.Errorf("cards of user %d: %w", m.User.ID, err)
 		}
-		mems[i] = mem
+		mems[m.User.ID], ids[i] = mem, m.User.ID
+		for _, d := range p.Group.Decks {
+			r := &p.Rows[at[memberDeck{m.User.ID, d.ID}]]
+			r.Cards = progress.Cards{Total: r.Total}
+		}
 	}
-	for i := range p.Rows {
-		p.Rows[i].Cards = progress.Cards{Total: p.Rows[i].Total}
+	js, err := json.Marshal(ids)
+	if err != nil {
+		return fmt.Errorf("cards: %w", err)
 	}
-	rows, err := db.read.QueryContext(ctx, groupCardsQuery, p.Group.ID)
+	rows, err := db.read.QueryContext(ctx, groupCardsQuery, p.Group.ID, string(js))
 	if err != nil {
 		return fmt.Errorf("cards: %w", err)
 	}
@@ -174,7 +218,7 @@ func (db *DB) groupCards(ctx context.Context, p GroupProgress, at map[memberDeck
 		if c.LastReview.After(r.LastReview) {
 			r.LastReview = c.LastReview
 		}
-		r.Cards = r.Cards.Count(c, now, mems[i/decks])
+		r.Cards = r.Cards.Count(c, now, mems[k.user])
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("cards: %w", err)
@@ -182,18 +226,22 @@ func (db *DB) groupCards(ctx context.Context, p GroupProgress, at map[memberDeck
 	return nil
 }
 
-// groupReviews returns, by row, the counts of recent reviews and, with
-// retention, true retention, each member's over their own span
-// (retentionSpan in their time zone), from one read of the members'
-// reviews since the span's start: 29 study days before today, before
-// RecentReviewsSpan begins. The reviews are counted here rather than
-// grouped in SQL, which would sort them all first.
-func (db *DB) groupReviews(ctx context.Context, p GroupProgress, at map[memberDeck]int, now time.Time, retention bool) ([]int, []progress.Share, error) {
+// groupReviews counts, in the rows of members (a part of the group's),
+// their recent reviews and, with retention, the reviews true retention
+// counts, each member's over their own span (retentionSpan in their time
+// zone), from one read of the members' reviews since the span's start:
+// 29 study days before today, before RecentReviewsSpan begins. The
+// reviews are counted here rather than grouped in SQL, which would sort
+// them all first.
+func (db *DB) groupReviews(ctx context.Context, p GroupProgress, members []GroupMember, at map[memberDeck]int, now time.Time, retention bool, counts reviewCounts) error {
+	if len(members) == 0 {
+		return nil
+	}
 	type span struct{ from, to int64 }
 	recent := ms(now.Add(-RecentReviewsSpan))
-	spans := make(map[int64]span, len(p.Group.Members))
-	since := make([][2]int64, len(p.Group.Members))
-	for i, m := range p.Group.Members {
+	spans := make(map[int64]span, len(members))
+	since := make([][2]int64, len(members))
+	for i, m := range members {
 		since[i] = [2]int64{m.User.ID, recent}
 		if retention {
 			from, to := retentionSpan(now, db.zones.location(m.User.Timezone))
@@ -203,18 +251,13 @@ func (db *DB) groupReviews(ctx context.Context, p GroupProgress, at map[memberDe
 	}
 	js, err := json.Marshal(since)
 	if err != nil {
-		return nil, nil, fmt.Errorf("reviews: %w", err)
+		return fmt.Errorf("reviews: %w", err)
 	}
 	rows, err := db.read.QueryContext(ctx, groupReviewsQuery, p.Group.ID, string(js))
 	if err != nil {
-		return nil, nil, fmt.Errorf("reviews: %w", err)
+		return fmt.Errorf("reviews: %w", err)
 	}
 	defer rows.Close()
-	counted := make([]int, len(p.Rows))
-	var kinds [][]progress.ReviewCount
-	if retention {
-		kinds = make([][]progress.ReviewCount, len(p.Rows))
-	}
 	var (
 		k                   memberDeck
 		state, rating, when int64
@@ -222,30 +265,23 @@ func (db *DB) groupReviews(ctx context.Context, p GroupProgress, at map[memberDe
 	dests := []any{&k.user, &k.deck, &state, &rating, &when}
 	for rows.Next() {
 		if err := rows.Scan(dests...); err != nil {
-			return nil, nil, fmt.Errorf("reviews: %w", err)
+			return fmt.Errorf("reviews: %w", err)
 		}
 		i, ok := at[k]
 		if !ok {
 			continue
 		}
 		if when >= recent {
-			counted[i]++
+			counts.recent[i]++
 		}
 		if sp, ok := spans[k.user]; ok && when >= sp.from && when < sp.to {
-			kinds[i] = addReviewCount(kinds[i], fsrs.State(state), fsrs.Rating(rating))
+			counts.kinds[i] = addReviewCount(counts.kinds[i], fsrs.State(state), fsrs.Rating(rating))
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, nil, fmt.Errorf("reviews: %w", err)
+		return fmt.Errorf("reviews: %w", err)
 	}
-	var shares []progress.Share
-	if retention {
-		shares = make([]progress.Share, len(p.Rows))
-		for i := range shares {
-			shares[i] = progress.TrueRetention(kinds[i])
-		}
-	}
-	return counted, shares, nil
+	return nil
 }
 
 // addReviewCount adds a review of a card in state before, rated r, to
