@@ -411,21 +411,7 @@ func TestExportQueryPlans(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rows, err := db.read.Query("EXPLAIN QUERY PLAN "+tt.query, tt.args...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer rows.Close()
-			var plan []string
-			for rows.Next() {
-				var id, parent, unused int
-				var detail string
-				if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-					t.Fatal(err)
-				}
-				plan = append(plan, detail)
-			}
-			text := strings.Join(plan, "\n")
+			text := queryPlan(t, db, tt.query, tt.args...)
 			if !strings.Contains(text, tt.want) {
 				t.Errorf("plan lacks %q:\n%s", tt.want, text)
 			}

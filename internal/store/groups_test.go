@@ -799,21 +799,7 @@ func TestGroupQueryPlans(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rows, err := db.read.Query("EXPLAIN QUERY PLAN "+tt.query, tt.args...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer rows.Close()
-			var plan []string
-			for rows.Next() {
-				var id, parent, unused int
-				var detail string
-				if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-					t.Fatal(err)
-				}
-				plan = append(plan, detail)
-			}
-			text := strings.Join(plan, "\n")
+			text := queryPlan(t, db, tt.query, tt.args...)
 			for _, w := range tt.want {
 				if !strings.Contains(text, w) {
 					t.Errorf("plan lacks %q:\n%s", w, text)

@@ -108,6 +108,12 @@ func (db *DB) SharedEntries(ctx context.Context) (map[string][]SharedEntry, erro
 	return out, nil
 }
 
+// sourceQuestionQuery finds the generated question of document ?1 with
+// the external id ?2, by the index of migration 0020: a document's
+// sources look up each of its questions.
+const sourceQuestionQuery = `SELECT id FROM questions
+	WHERE source_document = ?1 AND ext_id = ?2 AND origin = 'generated' ORDER BY id LIMIT 1`
+
 // writeSources replaces the facts an input's document states with its
 // Sources, each tied to the question that asks it.
 func writeSources(ctx context.Context, tx *sql.Tx, in ChangelogInput) error {
@@ -118,8 +124,7 @@ func writeSources(ctx context.Context, tx *sql.Tx, in ChangelogInput) error {
 	if len(in.Sources) == 0 {
 		return nil
 	}
-	find, err := tx.PrepareContext(ctx, `SELECT id FROM questions
-		WHERE source_document = ? AND ext_id = ? AND origin = 'generated' ORDER BY id LIMIT 1`)
+	find, err := tx.PrepareContext(ctx, sourceQuestionQuery)
 	if err != nil {
 		return fmt.Errorf("sources of %s: %w", key, err)
 	}

@@ -384,3 +384,15 @@ func TestGeneratedFactsAndDocumentDecks(t *testing.T) {
 		t.Errorf("decks = %+v, %v", decks, err)
 	}
 }
+
+// TestSourceQuestionPlan: recording a document's sources finds each of
+// its questions by one index lookup, not by reading every question of
+// the document (which made the ingest of a document of 14,000 entries
+// quadratic).
+func TestSourceQuestionPlan(t *testing.T) {
+	db := newTestDB(t)
+	text := queryPlan(t, db, sourceQuestionQuery, "CHANGELOG-1.99.md", "q-1")
+	if want := "questions_source_ext (source_document=? AND ext_id=?)"; !strings.Contains(text, want) {
+		t.Errorf("plan lacks %q:\n%s", want, text)
+	}
+}
