@@ -343,6 +343,7 @@ func assignFacts(b *Batch, stored []*changelog.Document, factsOf map[string][]st
 
 	type owner struct{ doc, extID string }
 	owners := map[string]owner{}
+	sources := sourceAdder{}
 	for _, doc := range order {
 		in := generated[doc]
 		if in == nil {
@@ -367,7 +368,7 @@ func assignFacts(b *Batch, stored []*changelog.Document, factsOf map[string][]st
 			k := quizgen.FactKey(p, g.Question.Source.Release)
 			if o, ok := owners[k]; ok && k != "" {
 				src.Document, src.ExtID = o.doc, o.extID
-				in.Sources = appendSource(in.Sources, src)
+				sources.add(in, src)
 				continue
 			}
 			if p.Entry != "" && shared[p.Entry] {
@@ -376,7 +377,7 @@ func assignFacts(b *Batch, stored []*changelog.Document, factsOf map[string][]st
 			if k != "" {
 				owners[k] = owner{doc, g.Question.ExtID}
 				src.Document, src.ExtID = doc, g.Question.ExtID
-				in.Sources = appendSource(in.Sources, src)
+				sources.add(in, src)
 			}
 			kept = append(kept, g)
 		}
@@ -402,21 +403,35 @@ func assignFacts(b *Batch, stored []*changelog.Document, factsOf map[string][]st
 	for _, in := range generated {
 		for _, sh := range in.Shared {
 			for _, o := range onEntry[noteRef{sh.Document, sh.Same}] {
-				in.Sources = appendSource(in.Sources, store.FactSource{Document: o.doc, ExtID: o.extID, Entry: sh.Entry, PRs: sh.PRs, URL: sourceURL(sh.PRs)})
+				sources.add(in, store.FactSource{Document: o.doc, ExtID: o.extID, Entry: sh.Entry, PRs: sh.PRs, URL: sourceURL(sh.PRs)})
 			}
 		}
 	}
 }
 
-// appendSource adds src unless the same document already states the same
-// question's fact in the same entry.
-func appendSource(srcs []store.FactSource, src store.FactSource) []store.FactSource {
-	for _, s := range srcs {
-		if s.Document == src.Document && s.ExtID == src.ExtID && s.Entry == src.Entry {
-			return srcs
+// sourceAdder adds sources to inputs, remembering each input's: a source
+// is added unless the input already has the same question's fact stated
+// in the same entry.
+type sourceAdder map[*store.ChangelogInput]map[sourceKey]bool
+
+// sourceKey is what tells two sources of an input apart.
+type sourceKey struct{ document, extID, entry string }
+
+func (a sourceAdder) add(in *store.ChangelogInput, src store.FactSource) {
+	have := a[in]
+	if have == nil {
+		have = make(map[sourceKey]bool, len(in.Sources)+1)
+		for _, s := range in.Sources {
+			have[sourceKey{s.Document, s.ExtID, s.Entry}] = true
 		}
+		a[in] = have
 	}
-	return append(srcs, src)
+	k := sourceKey{src.Document, src.ExtID, src.Entry}
+	if have[k] {
+		return
+	}
+	have[k] = true
+	in.Sources = append(in.Sources, src)
 }
 
 // sourceURL is where to read a source: its first PR.

@@ -52,7 +52,7 @@ func BenchmarkParseGenerate(b *testing.B) {
 			}
 			return data
 		}},
-		{"synthetic-2MiB", func(testing.TB) []byte { return syntheticChangelog(changelog.MaxDocumentSize) }},
+		{"synthetic-2MiB", func(testing.TB) []byte { return testshared.SyntheticChangelog(changelog.MaxDocumentSize) }},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {

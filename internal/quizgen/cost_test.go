@@ -3,29 +3,12 @@ package quizgen
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"testing"
 
 	"kubequiz/internal/changelog"
+	"kubequiz/internal/testshared"
 )
-
-// syntheticChangelog is an upstream CHANGELOG of at most size bytes: one
-// release heading and one Feature entry per gate, numbered from 1, each
-// promoting its gate to GA ("- Graduated FeatureGateN to GA. (#N,
-// @someone) [SIG Node]").
-func syntheticChangelog(size int) []byte {
-	var sb strings.Builder
-	sb.WriteString("# v1.99.0\n\n## Changelog since v1.98.0\n\n## Changes by Kind\n\n### Feature\n\n")
-	for n := 1; ; n++ {
-		line := fmt.Sprintf("- Graduated FeatureGate%d to GA. ([#%d](https://github.com/kubernetes/kubernetes/pull/%d), [@someone](https://github.com/someone)) [SIG Node]\n", n, n, n)
-		if sb.Len()+len(line) > size {
-			break
-		}
-		sb.WriteString(line)
-	}
-	return []byte(sb.String())
-}
 
 // countdownCtx is a context whose Err turns to DeadlineExceeded after it
 // has answered nil a given number of times.
@@ -43,7 +26,7 @@ func (c *countdownCtx) Err() error {
 }
 
 func TestGenerateContextStops(t *testing.T) {
-	doc, err := changelog.Parse(syntheticChangelog(64<<10), changelog.Options{})
+	doc, err := changelog.Parse(testshared.SyntheticChangelog(64<<10), changelog.Options{})
 	if err != nil {
 		t.Fatalf("parse: %v", err)
 	}
