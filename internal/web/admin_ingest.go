@@ -228,7 +228,9 @@ func (h *ingester) preview(c echo.Context) error {
 	case len(job.preview.Problems) > 0:
 		return h.s.render(c, http.StatusUnprocessableEntity, views.AdminIngestPreview(h.s.page(c, "取り込みのプレビュー"), job.preview))
 	}
-	return h.s.render(c, http.StatusOK, views.AdminIngestPreview(h.s.page(c, "取り込みのプレビュー"), job.preview))
+	n, _ := strconv.Atoi(c.QueryParam("page")) // not a number: the first page
+	pv := previewPage(job.preview, n, ingestPreviewURL(id, o, job.preview.Again))
+	return h.s.render(c, http.StatusOK, views.AdminIngestPreview(h.s.page(c, "取り込みのプレビュー"), pv))
 }
 
 // status answers the progress poll: the fragment while the job runs, then a

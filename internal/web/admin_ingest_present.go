@@ -174,10 +174,74 @@ func previewDocs(inputs []store.ChangelogInput, results []store.IngestResult) []
 			v.Outcome, v.Status = string(o.Outcome), string(o.Status)
 			gi := groups[g.Provenance.Generator]
 			d.Groups[gi].Questions = append(d.Groups[gi].Questions, v)
+			d.Groups[gi].Total++
 		}
+		d.StagesTotal = len(d.Stages)
 		out[i] = d
 	}
 	return out
+}
+
+// A preview's page shows at most this many of each document's stages and
+// of its questions.
+const (
+	previewStagesPerPage    = 200
+	previewQuestionsPerPage = 50
+)
+
+// previewPage is page n of pv, whose own page's address is url: each
+// document's stages and questions from the n-th window of
+// previewStagesPerPage and previewQuestionsPerPage on (the questions in
+// the order of their generators), as many pages as the longest of them
+// needs. A page out of range shows the last.
+func previewPage(pv views.IngestPreview, n int, url string) views.IngestPreview {
+	pages := 1
+	for _, d := range pv.Docs {
+		questions := 0
+		for _, g := range d.Groups {
+			questions += len(g.Questions)
+		}
+		pages = max(pages, pagesOf(len(d.Stages), previewStagesPerPage), pagesOf(questions, previewQuestionsPerPage))
+	}
+	n = min(max(n, 1), pages)
+	out := pv
+	out.Docs = make([]views.IngestPreviewDoc, len(pv.Docs))
+	for i, d := range pv.Docs {
+		d.Stages = window(d.Stages, (n-1)*previewStagesPerPage, previewStagesPerPage)
+		from, to := (n-1)*previewQuestionsPerPage, n*previewQuestionsPerPage
+		groups := make([]views.IngestGroup, len(d.Groups))
+		at := 0 // the first question of the group in the document's order
+		for j, g := range d.Groups {
+			lo, hi := max(from-at, 0), min(to-at, len(g.Questions))
+			g.Questions = nil
+			if lo < hi {
+				g.Questions = pv.Docs[i].Groups[j].Questions[lo:hi]
+			}
+			at += g.Total
+			groups[j] = g
+		}
+		d.Groups = groups
+		out.Docs[i] = d
+	}
+	out.Pager = views.Pager{Page: n, Pages: pages}
+	if n > 1 {
+		out.Pager.PrevURL = url + "&page=" + strconv.Itoa(n-1)
+	}
+	if n < pages {
+		out.Pager.NextURL = url + "&page=" + strconv.Itoa(n+1)
+	}
+	return out
+}
+
+// pagesOf is the number of pages of per items that n items fill.
+func pagesOf(n, per int) int { return (n + per - 1) / per }
+
+// window is the at most n items of xs from the from-th on.
+func window[T any](xs []T, from, n int) []T {
+	if from >= len(xs) {
+		return nil
+	}
+	return xs[from:min(from+n, len(xs))]
 }
 
 // generatorOrder lists generator names in quizgen's order, unknown ones last.

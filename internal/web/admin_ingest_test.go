@@ -3,12 +3,14 @@ package web
 import (
 	"context"
 	"fmt"
+	"html"
 	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +20,8 @@ import (
 	"kubequiz/internal/quiz"
 	"kubequiz/internal/quizgen"
 	"kubequiz/internal/store"
+	"kubequiz/internal/testshared"
+	"kubequiz/views"
 )
 
 // ingestTestArticle is a short made-up SIG-Node article: two features, one
@@ -686,5 +690,105 @@ func TestAdminIngestSaveAfterTheTimelineMoved(t *testing.T) {
 	}
 	if rec := admin.post(u.Path+"/apply", u.Query()); rec.Code != http.StatusSeeOther || !strings.HasPrefix(rec.Header().Get("Location"), "/admin/ingest/documents/") {
 		t.Fatalf("save of the new preview = %d to %q", rec.Code, rec.Header().Get("Location"))
+	}
+}
+
+// TestPreviewPage: a preview shows one window of each document's stages
+// and questions, the questions counted across their generators, with as
+// many pages as the longest list needs.
+func TestPreviewPage(t *testing.T) {
+	questions := func(prefix string, n int) []views.IngestQuestion {
+		out := make([]views.IngestQuestion, n)
+		for i := range out {
+			out[i].ExtID = fmt.Sprintf("%s-%d", prefix, i)
+		}
+		return out
+	}
+	group := func(name string, n int) views.IngestGroup {
+		return views.IngestGroup{Name: name, Questions: questions(name, n), Total: n}
+	}
+	pv := views.IngestPreview{Docs: []views.IngestPreviewDoc{
+		{Key: "a", Stages: make([]views.IngestStage, 250), StagesTotal: 250, Groups: []views.IngestGroup{group("a1", 30), group("a2", 40)}},
+		{Key: "b", Groups: []views.IngestGroup{group("b1", 10)}},
+	}}
+	const url = "/admin/ingest/x?lang=ja"
+	tests := []struct {
+		page, wantPage     int
+		stages             int
+		a1, a2, b1         []string // first and last ext id shown, or none
+		wantPrev, wantNext string
+	}{
+		{0, 1, 200, []string{"a1-0", "a1-29"}, []string{"a2-0", "a2-19"}, []string{"b1-0", "b1-9"}, "", url + "&page=2"},
+		{1, 1, 200, []string{"a1-0", "a1-29"}, []string{"a2-0", "a2-19"}, []string{"b1-0", "b1-9"}, "", url + "&page=2"},
+		{2, 2, 50, nil, []string{"a2-20", "a2-39"}, nil, url + "&page=1", ""},
+		{9, 2, 50, nil, []string{"a2-20", "a2-39"}, nil, url + "&page=1", ""},
+	}
+	ends := func(qs []views.IngestQuestion) []string {
+		if len(qs) == 0 {
+			return nil
+		}
+		return []string{qs[0].ExtID, qs[len(qs)-1].ExtID}
+	}
+	for _, tt := range tests {
+		got := previewPage(pv, tt.page, url)
+		a, b := got.Docs[0], got.Docs[1]
+		if got.Pager.Page != tt.wantPage || got.Pager.Pages != 2 || got.Pager.PrevURL != tt.wantPrev || got.Pager.NextURL != tt.wantNext {
+			t.Errorf("page %d: pager %+v", tt.page, got.Pager)
+		}
+		if len(a.Stages) != tt.stages || a.StagesTotal != 250 {
+			t.Errorf("page %d: %d of %d stages, want %d of 250", tt.page, len(a.Stages), a.StagesTotal, tt.stages)
+		}
+		for _, c := range []struct {
+			g    views.IngestGroup
+			want []string
+		}{{a.Groups[0], tt.a1}, {a.Groups[1], tt.a2}, {b.Groups[0], tt.b1}} {
+			if got := ends(c.g.Questions); !slices.Equal(got, c.want) {
+				t.Errorf("page %d: group %s shows %v, want %v", tt.page, c.g.Name, got, c.want)
+			}
+		}
+	}
+	// The preview kept by the job is not changed.
+	if len(pv.Docs[0].Stages) != 250 || len(pv.Docs[0].Groups[1].Questions) != 40 {
+		t.Error("paging changed the job's preview")
+	}
+}
+
+// TestAdminIngestPreviewPages: the preview of a long document comes in
+// pages, linked by the pager, that show every question once between them.
+func TestAdminIngestPreviewPages(t *testing.T) {
+	ts := withGenerator(withAdmin(t, newAccountServer(t, Config{})), fakeGenerate)
+	admin := newClient(t, ts, "192.0.2.34")
+	admin.mustLogin("root", adminPassword)
+	doc := testshared.SyntheticChangelog(9 << 10)
+	want := 2 * strings.Count(string(doc), "\n- Graduated") // a flashcard and a stage question each
+	rec := admin.postFiles("/admin/ingest", map[string][]byte{"CHANGELOG-1.99.md": doc})
+	if rec.Code != http.StatusSeeOther || !ingestPreviewPath.MatchString(rec.Header().Get("Location")) {
+		t.Fatalf("upload = %d to %q", rec.Code, rec.Header().Get("Location"))
+	}
+	next := regexp.MustCompile(`<a href="([^"]+)" rel="next">`)
+	page, pages, shown := rec.Header().Get("Location"), 0, map[string]int{}
+	waitPreview(t, admin, page)
+	for page != "" {
+		pages++
+		body := admin.get(page).Body.String()
+		ids := regexp.MustCompile(`<article class="ingest-question" id="question-([^"]+)"`).FindAllStringSubmatch(body, -1)
+		if len(ids) > previewQuestionsPerPage || !strings.Contains(body, `id="ingest-apply"`) {
+			t.Fatalf("page %d: %d questions, apply form %v", pages, len(ids), strings.Contains(body, `id="ingest-apply"`))
+		}
+		for _, m := range ids {
+			shown[m[1]]++
+		}
+		page = ""
+		if m := next.FindStringSubmatch(body); m != nil {
+			page = html.UnescapeString(m[1])
+		}
+	}
+	if pages < 2 || len(shown) != want {
+		t.Errorf("%d pages showed %d questions, want %d over several pages", pages, len(shown), want)
+	}
+	for id, n := range shown {
+		if n != 1 {
+			t.Errorf("question %s shown on %d pages", id, n)
+		}
 	}
 }
