@@ -332,37 +332,48 @@ func BenchmarkTimeline(b *testing.B) {
 	}
 }
 
-// BenchmarkIngestLarge prepares and saves, as `kubequiz ingest` does, the
-// 2 MiB synthetic CHANGELOG (testshared.SyntheticChangelog: 14,108
-// entries, 28,216 drafts) with the real generator into a fresh database
-// file each time: parse, generate and one transaction storing the
-// document, its entries, stages, drafts and sources
+// BenchmarkIngestLarge ingests the 2 MiB synthetic CHANGELOG
+// (testshared.SyntheticChangelog: 14,108 entries, 28,216 drafts) with the
+// real generator into a fresh database file each time, as the preview
+// job (prepare, then a dry-run save: preview) and `kubequiz ingest` or an
+// applied preview (prepare, then a save in one transaction: save) do.
+// peak-MB is the most heap in use while it ran, sampled every millisecond
 // (go test -run XXX -bench IngestLarge -benchtime 3x ./internal/ingest).
 func BenchmarkIngestLarge(b *testing.B) {
 	ctx := context.Background()
 	src := []Source{{Name: "CHANGELOG-1.99.md", Data: testshared.SyntheticChangelog(changelog.MaxDocumentSize)}}
-	drafts := 0
-	for i := 0; i < b.N; i++ {
-		b.StopTimer()
-		db, err := store.Open(ctx, filepath.Join(b.TempDir(), fmt.Sprintf("large-%d.db", i)))
-		if err != nil {
-			b.Fatal(err)
+	for _, dryRun := range []bool{true, false} {
+		name := "save"
+		if dryRun {
+			name = "preview"
 		}
-		b.StartTimer()
-		p := New(db, quizgen.GenerateContext)
-		batch, problems, err := p.Prepare(ctx, src, Options{}, nil)
-		if err != nil || len(problems) > 0 {
-			b.Fatal(problems, err)
-		}
-		if _, err := p.Save(ctx, batch, SaveOptions{Actor: "bench", Now: t0}); err != nil {
-			b.Fatal(err)
-		}
-		drafts = batch.Questions()
-		b.StopTimer()
-		if err := db.Close(); err != nil {
-			b.Fatal(err)
-		}
-		b.StartTimer()
+		b.Run(name, func(b *testing.B) {
+			drafts := 0
+			peak := testshared.WatchHeap()
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				db, err := store.Open(ctx, filepath.Join(b.TempDir(), fmt.Sprintf("large-%d.db", i)))
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				p := New(db, quizgen.GenerateContext)
+				batch, problems, err := p.Prepare(ctx, src, Options{}, nil)
+				if err != nil || len(problems) > 0 {
+					b.Fatal(problems, err)
+				}
+				if _, err := p.Save(ctx, batch, SaveOptions{Actor: "bench", DryRun: dryRun, Now: t0}); err != nil {
+					b.Fatal(err)
+				}
+				drafts = batch.Questions()
+				b.StopTimer()
+				if err := db.Close(); err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+			}
+			b.ReportMetric(float64(drafts), "drafts")
+			b.ReportMetric(float64(peak())/(1<<20), "peak-MB")
+		})
 	}
-	b.ReportMetric(float64(drafts), "drafts")
 }

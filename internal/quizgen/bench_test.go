@@ -2,11 +2,7 @@ package quizgen
 
 import (
 	"os"
-	"runtime"
-	"runtime/metrics"
-	"sync"
 	"testing"
-	"time"
 
 	"kubequiz/internal/changelog"
 	"kubequiz/internal/testshared"
@@ -59,7 +55,7 @@ func BenchmarkParseGenerate(b *testing.B) {
 			data := c.data(b)
 			b.SetBytes(int64(len(data)))
 			b.ReportAllocs()
-			peak := watchHeap()
+			peak := testshared.WatchHeap()
 			n := 0
 			for b.Loop() {
 				doc, err := changelog.Parse(data, changelog.Options{})
@@ -75,45 +71,5 @@ func BenchmarkParseGenerate(b *testing.B) {
 			b.ReportMetric(float64(n), "questions")
 			b.ReportMetric(float64(peak())/(1<<20), "peak-MB")
 		})
-	}
-}
-
-// watchHeap samples the bytes of live and unswept heap objects until the
-// returned function is called, which returns the largest sample.
-func watchHeap() func() uint64 {
-	runtime.GC()
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	var (
-		mu   sync.Mutex
-		peak uint64
-		stop = make(chan struct{})
-		done = make(chan struct{})
-	)
-	read := func() {
-		metrics.Read(sample)
-		mu.Lock()
-		peak = max(peak, sample[0].Value.Uint64())
-		mu.Unlock()
-	}
-	go func() {
-		defer close(done)
-		t := time.NewTicker(time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-t.C:
-				read()
-			}
-		}
-	}()
-	return func() uint64 {
-		close(stop)
-		<-done
-		read()
-		mu.Lock()
-		defer mu.Unlock()
-		return peak
 	}
 }
