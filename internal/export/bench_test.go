@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"runtime/metrics"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -22,6 +21,7 @@ import (
 	"kubequiz/internal/bank"
 	"kubequiz/internal/quiz"
 	"kubequiz/internal/store"
+	"kubequiz/internal/testshared"
 )
 
 // BenchmarkExportReviews exports a learner's reviews, 10,000 and then
@@ -44,7 +44,7 @@ func BenchmarkExportReviews(b *testing.B) {
 			ctx := context.Background()
 			runtime.GC()
 			rssReset := resetPeakRSS()
-			peak := sampleHeap()
+			peak := testshared.PeakHeap(10*time.Millisecond, testshared.HeapObjects, testshared.HeapUnused) // runtime.MemStats.HeapInuse
 			cpu := cpuTime(b)
 			rows := 0
 			for b.Loop() {
@@ -244,41 +244,6 @@ func newBenchDB(b *testing.B, n int) benchDB {
 	}
 	b.Cleanup(func() { db.Close() })
 	return benchDB{db: db, path: path, learner: users[0]}
-}
-
-// sampleHeap samples the Go heap in use (runtime.MemStats.HeapInuse, read
-// through runtime/metrics, which does not stop the world) every 10 ms
-// until the returned function is called, which returns the largest sample.
-func sampleHeap() func() uint64 {
-	samples := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/memory/classes/heap/unused:bytes"}}
-	var peak atomic.Uint64
-	sample := func() {
-		metrics.Read(samples)
-		if inUse := samples[0].Value.Uint64() + samples[1].Value.Uint64(); inUse > peak.Load() {
-			peak.Store(inUse)
-		}
-	}
-	stop := make(chan struct{})
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		t := time.NewTicker(10 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-t.C:
-				sample()
-			}
-		}
-	}()
-	return func() uint64 {
-		close(stop)
-		<-done
-		sample()
-		return peak.Load()
-	}
 }
 
 // sampleRSS samples the peak resident set size of the running process pid

@@ -199,9 +199,9 @@ func previewPage(pv views.IngestPreview, n int, url string) views.IngestPreview 
 	for _, d := range pv.Docs {
 		questions := 0
 		for _, g := range d.Groups {
-			questions += len(g.Questions)
+			questions += g.Total
 		}
-		pages = max(pages, pagesOf(len(d.Stages), previewStagesPerPage), pagesOf(questions, previewQuestionsPerPage))
+		pages = max(pages, pagesOf(d.StagesTotal, previewStagesPerPage), pagesOf(questions, previewQuestionsPerPage))
 	}
 	n = min(max(n, 1), pages)
 	out := pv
@@ -212,11 +212,7 @@ func previewPage(pv views.IngestPreview, n int, url string) views.IngestPreview 
 		groups := make([]views.IngestGroup, len(d.Groups))
 		at := 0 // the first question of the group in the document's order
 		for j, g := range d.Groups {
-			lo, hi := max(from-at, 0), min(to-at, len(g.Questions))
-			g.Questions = nil
-			if lo < hi {
-				g.Questions = pv.Docs[i].Groups[j].Questions[lo:hi]
-			}
+			g.Questions = window(g.Questions, max(from-at, 0), to-max(from, at))
 			at += g.Total
 			groups[j] = g
 		}
@@ -238,7 +234,7 @@ func pagesOf(n, per int) int { return (n + per - 1) / per }
 
 // window is the at most n items of xs from the from-th on.
 func window[T any](xs []T, from, n int) []T {
-	if from >= len(xs) {
+	if from >= len(xs) || n <= 0 {
 		return nil
 	}
 	return xs[from:min(from+n, len(xs))]
